@@ -1,0 +1,20 @@
+"""The `hat` command line: the composition root that may import every package.
+
+Run `hat --help`. Each command group lives in its own module; errors HAT Ops raises on
+purpose (`HatError`) become a readable report on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from hat_cli import harness_cmd
+
+app = typer.Typer(
+    name="hat",
+    help="HAT Ops: harness-aware training as a continuous-retraining service.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(harness_cmd.app, name="harness")

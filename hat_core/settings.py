@@ -1,0 +1,52 @@
+"""The one settings object: deployment endpoints and paths, read from `HAT_*` variables.
+
+Entry points (the CLI, flows, the console) call `load_settings()` once and pass values on;
+library code never reads the environment. Stage hyper-parameters live in YAML configs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Where HAT Ops keeps its state. Defaults are the embedded, zero-setup stores."""
+
+    model_config = SettingsConfigDict(env_prefix="HAT_", env_file=None, extra="ignore")
+
+    home: Path = Field(default=Path(".hat"), description="root of the embedded stores")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default a SQLite file under home"
+    )
+    mlflow_tracking_uri: str | None = Field(
+        default=None, description="MLflow tracking URI; default a SQLite store under home"
+    )
+    prefect_api_url: str | None = Field(
+        default=None, description="Prefect API; default a local/ephemeral API"
+    )
+    base_model: Path | None = Field(
+        default=None, description="base model directory; default the embedded tiny model"
+    )
+    teacher_endpoint: str | None = Field(
+        default=None, description="OpenAI-compatible endpoint of an LLM teacher or judge"
+    )
+
+    def resolved_database_url(self) -> str:
+        """The configured database URL, or the embedded SQLite file under `home`."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.home / 'hat.db').resolve()}"
+
+    def resolved_mlflow_uri(self) -> str:
+        """The configured MLflow URI, or a local SQLite store under `home`."""
+        if self.mlflow_tracking_uri:
+            return self.mlflow_tracking_uri
+        return f"sqlite:///{(self.home / 'mlflow.db').resolve()}"
+
+
+def load_settings() -> Settings:
+    """Read the settings from the environment (called by entry points only)."""
+    return Settings()
