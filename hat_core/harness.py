@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -113,7 +113,7 @@ class MaxRetries(_Frozen):
 
 
 Condition = Annotated[
-    Union[ForbiddenWords, ForbiddenPatterns, PriceFromTool, ArgumentSchema, MaxRetries],
+    ForbiddenWords | ForbiddenPatterns | PriceFromTool | ArgumentSchema | MaxRetries,
     Field(discriminator="type"),
 ]
 
@@ -139,7 +139,7 @@ class Handoff(_Frozen):
     message: str
 
 
-Action = Annotated[Union[BlockRetry, Rewrite, Handoff], Field(discriminator="type")]
+Action = Annotated[BlockRetry | Rewrite | Handoff, Field(discriminator="type")]
 
 
 class Hook(_Frozen):

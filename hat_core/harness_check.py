@@ -31,7 +31,7 @@ def check_document(data: dict) -> list[Problem]:
     problems += _check_unique("tools", tools, ("id", "name"))
     problems += _check_unique("hooks", hooks, ("id",))
     problems += _check_limits(data)
-    tool_ids = {t.get("id") for _, t in tools}
+    tool_ids = {t.get("id") for _, t in tools if isinstance(t.get("id"), str)}
     for i, skill in skills:
         problems += _check_skill(i, skill, tool_ids)
     for i, tool in tools:

@@ -67,8 +67,8 @@ def harness_from_data(data: Any, *, source: str = "<data>") -> Harness:
     """Validate a parsed document and build the `Harness`; every problem at once."""
     if not isinstance(data, dict):
         raise HarnessError(
-            f"{source}: invalid harness",
-            [Problem("", f"the document must be a mapping, got {type(data).__name__}")],
+            f"{source}: invalid harness: the document must be a mapping, "
+            f"got {type(data).__name__}"
         )
     data = _fill_ids(data)
     problems = _structure_problems(data)
@@ -169,9 +169,23 @@ def _check_graph(root: yaml.Node, source: str) -> None:
         if key in on_path:
             raise HarnessError(f"{source}: the document refers to itself through an alias")
         on_path.add(key)
+        _check_duplicate_keys(node, source)
         stack.append((node, depth, True))
         for child in _children(node):
             stack.append((child, depth + 1, False))
+
+
+def _check_duplicate_keys(node: yaml.Node, source: str) -> None:
+    """PyYAML keeps the last of two equal keys silently; refuse them instead."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: set[str] = set()
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            if key_node.value in seen:
+                line = key_node.start_mark.line + 1
+                raise HarnessError(f"{source}: duplicate key {key_node.value!r} (line {line})")
+            seen.add(key_node.value)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
