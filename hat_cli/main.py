@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from hat_cli import harness_cmd
+from hat_cli import harness_cmd, sim_cmd
 
 app = typer.Typer(
     name="hat",
@@ -18,3 +18,4 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(harness_cmd.app, name="harness")
+app.add_typer(sim_cmd.app, name="sim")
