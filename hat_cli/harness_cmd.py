@@ -8,6 +8,8 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_cli.harness_args import load_harness_arg
+from hat_core.diff import diff_harness, format_diff
 from hat_core.harness_io import load_harness
 from hat_core.render import render
 
@@ -41,3 +43,18 @@ def render_cmd(
     typer.echo(rendered.system_prompt)
     typer.echo("\n# tools")
     typer.echo(json.dumps(rendered.tools, ensure_ascii=False, indent=2))
+
+
+@app.command("diff")
+@exits_on_error
+def diff_cmd(
+    before: str = typer.Argument(..., help="the older harness: a file, or a version N / LINE:N"),
+    after: str = typer.Argument(..., help="the newer harness: a file, or a version N / LINE:N"),
+    as_json: bool = typer.Option(False, "--json", help="print the changes as JSON"),
+) -> None:
+    """Print the semantic diff of two harness versions, each change surface or semantic."""
+    diff = diff_harness(load_harness_arg(before), load_harness_arg(after))
+    if as_json:
+        typer.echo(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2))
+        return
+    typer.echo(format_diff(diff))

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import typer
 
-from hat_cli import harness_cmd, sim_cmd
+from hat_cli import (
+    augment_cmd,
+    db_cmd,
+    harness_cmd,
+    sim_cmd,
+    store_cmd,  # noqa: F401  (adds submit, list, show to `hat harness`)
+    user_cmd,
+)
 
 app = typer.Typer(
     name="hat",
@@ -18,4 +25,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(harness_cmd.app, name="harness")
+app.add_typer(db_cmd.app, name="db")
+app.add_typer(user_cmd.app, name="user")
 app.add_typer(sim_cmd.app, name="sim")
+app.command("augment")(augment_cmd.augment)

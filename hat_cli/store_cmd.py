@@ -1,0 +1,92 @@
+"""`hat harness submit|list|show`: harness versions in the SQL store.
+
+These commands register themselves on the `hat harness` group (`hat_cli.harness_cmd.app`).
+A stored version is named `N` (when the store holds one harness line) or `LINE:N`. Commands
+refuse (exit 2) a database that is not migrated: run `hat db upgrade` first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from db.engine import in_transaction
+from db.harness_repo import find_version_by_hash, list_versions, submit_harness
+from hat_cli.db_cmd import open_store, whoami
+from hat_cli.errors import exits_on_error
+from hat_cli.harness_args import load_stored_version
+from hat_cli.harness_cmd import app
+from hat_core.harness_io import dump_harness, load_harness
+from hat_core.render import render
+
+
+@app.command()
+@exits_on_error
+def submit(
+    file: Path = typer.Argument(..., help="harness file (.yaml or .json)"),
+    author: str = typer.Option(None, "--author", help="who made it (default: you)"),
+    note: str = typer.Option("", "--note", help="what changed and why"),
+) -> None:
+    """Validate FILE and store it as a new version; print its number.
+
+    Identical content returns the stored version's number instead of a duplicate.
+    """
+    harness = load_harness(file)
+    author = author or whoami()
+    factory = open_store()
+    with factory() as session:
+        known = find_version_by_hash(
+            session, line=harness.harness, content_hash=harness.content_hash()
+        )
+    version = in_transaction(
+        factory, lambda s: submit_harness(s, harness=harness, author=author, note=note)
+    )
+    what = "identical to stored" if known else "stored new"
+    typer.echo(
+        f"{what} version {version.number} of {version.line} (hash {version.content_hash[:12]})",
+        err=True,
+    )
+    typer.echo(version.number)
+
+
+@app.command("list")
+@exits_on_error
+def list_cmd(
+    line: str = typer.Option(None, "--line", help="only this harness line"),
+    limit: int = typer.Option(50, "--limit", min=1, help="how many, newest first"),
+) -> None:
+    """List stored harness versions, newest first."""
+    with open_store()() as session:
+        versions = list_versions(session, line=line, limit=limit)
+    typer.echo("line\tversion\thash\tauthor\tcreated\tnote")
+    for v in versions:
+        typer.echo(
+            f"{v.line}\t{v.number}\t{v.content_hash[:12]}\t{v.author}\t"
+            f"{v.created_at:%Y-%m-%d %H:%M}\t{v.note}"
+        )
+
+
+@app.command()
+@exits_on_error
+def show(
+    version: str = typer.Argument(..., help="version number N or LINE:N"),
+    rendered: bool = typer.Option(False, "--rendered", help="the system prompt and tools instead"),
+    as_json: bool = typer.Option(False, "--json", help="the document as JSON"),
+) -> None:
+    """Print a stored version: its metadata and document (or what the model sees)."""
+    stored = load_stored_version(version)
+    harness = stored.harness()
+    if rendered:
+        view = render(harness)
+        typer.echo(view.system_prompt)
+        typer.echo("\n# tools")
+        typer.echo(json.dumps(view.tools, ensure_ascii=False, indent=2))
+        return
+    parent = stored.parent_number if stored.parent_number is not None else "-"
+    typer.echo(
+        f"# {stored.line} version {stored.number}, parent {parent}, hash {stored.content_hash}\n"
+        f"# by {stored.author} at {stored.created_at:%Y-%m-%d %H:%M:%S %Z}: {stored.note}"
+    )
+    typer.echo(dump_harness(harness, "json" if as_json else "yaml"), nl=False)

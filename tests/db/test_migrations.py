@@ -1,0 +1,64 @@
+"""Migrations: empty -> head -> base -> head on both databases; models and migrations agree."""
+
+from __future__ import annotations
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+
+from db import migrate
+from db.engine import make_engine
+from db.errors import NotMigratedError
+from db.models import Base
+
+TABLES = {
+    "harness_lines", "harness_versions", "outbox_events", "retrain_jobs", "stage_runs",
+    "model_versions", "eval_results", "bad_cases", "promotions", "users", "audit_log",
+}
+
+
+def table_names(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return set(inspect(engine).get_table_names()) - {"alembic_version"}
+    finally:
+        engine.dispose()
+
+
+def test_empty_to_head_to_base_and_back(empty_db_url):
+    assert migrate.current(empty_db_url) is None
+    migrate.upgrade(empty_db_url)
+    assert migrate.current(empty_db_url) == migrate.head()
+    assert table_names(empty_db_url) == TABLES
+    migrate.downgrade(empty_db_url, "base")
+    assert migrate.current(empty_db_url) is None
+    assert table_names(empty_db_url) == set()
+    migrate.upgrade(empty_db_url)
+    assert table_names(empty_db_url) == TABLES
+
+
+def test_models_and_migrations_agree(db_url):
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            assert compare_metadata(context, Base.metadata) == []
+    finally:
+        engine.dispose()
+
+
+def test_require_head_refuses_an_unmigrated_database(empty_db_url):
+    with pytest.raises(NotMigratedError, match="run `hat db upgrade`"):
+        migrate.require_head(empty_db_url)
+
+
+def test_upgrade_creates_the_sqlite_folder(tmp_path):
+    url = f"sqlite:///{tmp_path / 'a' / 'b' / 'hat.db'}"
+    migrate.upgrade(url)
+    assert migrate.current(url) == migrate.head()
+
+
+def test_current_does_not_create_a_missing_sqlite_file(tmp_path):
+    assert migrate.current(f"sqlite:///{tmp_path / 'none.db'}") is None
+    assert not (tmp_path / "none.db").exists()
