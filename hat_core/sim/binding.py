@@ -68,7 +68,7 @@ class Binding:
     tools_by_id: Mapping[str, ToolBinding]
     skill_ids_by_name: Mapping[str, str]
     skill_names_by_id: Mapping[str, str]
-    skill_of_tool: Mapping[str, str]  # tool id -> the first skill (id) that lists it
+    skill_of_tool: Mapping[str, str]  # tool id -> the smallest skill id that lists it
 
 
 _IDENTITY: OrderedDict[int, tuple[Harness, str]] = OrderedDict()
@@ -104,7 +104,9 @@ def _remember(cache: OrderedDict, key, value) -> None:
 def _build(harness: Harness, digest: str, rename_map: RenameMap) -> Binding:
     tools = [bind_tool(t, rename_map.get(t.id, {})) for t in harness.tools]
     skill_of_tool: dict[str, str] = {}
-    for skill in harness.skills:
+    # by skill id, not list order: reordering skills is a surface change and must not
+    # change which skill a tool call is attributed to
+    for skill in sorted(harness.skills, key=lambda s: s.id):
         for tool_id in skill.tools:
             skill_of_tool.setdefault(tool_id, skill.id)
     return Binding(
