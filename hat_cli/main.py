@@ -11,7 +11,9 @@ import typer
 from hat_cli import (
     augment_cmd,
     db_cmd,
+    eval_cmd,
     harness_cmd,
+    latency_cmd,
     sim_cmd,
     store_cmd,  # noqa: F401  (adds submit, list, show to `hat harness`)
     user_cmd,
@@ -29,3 +31,5 @@ app.add_typer(db_cmd.app, name="db")
 app.add_typer(user_cmd.app, name="user")
 app.add_typer(sim_cmd.app, name="sim")
 app.command("augment")(augment_cmd.augment)
+app.add_typer(eval_cmd.app, name="eval")
+app.command("latency")(latency_cmd.latency)

@@ -1,0 +1,78 @@
+"""Evaluation reports: one JSON document plus a markdown summary beside it.
+
+`write_report(report, "report.json")` writes `report.json` and `report.md`. Latency reports
+(`latency.LatencyReport`) have their own markdown table (`latency_markdown`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hat_core.evaluation.latency import LatencyReport
+
+if TYPE_CHECKING:
+    from hat_core.evaluation.registry import SuiteResult
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """The results of several suites for one model and harness."""
+
+    model: str
+    harness_hash: str | None
+    suites: tuple[SuiteResult, ...]
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "harness_hash": self.harness_hash,
+                "created_at": self.created_at, "suites": [s.to_dict() for s in self.suites]}
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "-" if value is None else str(value)
+
+
+def eval_markdown(report: EvalReport) -> str:
+    """One line per suite metric."""
+    lines = [f"# Evaluation of {report.model}", "",
+             f"harness {report.harness_hash or '-'}; {report.created_at}", "",
+             "| suite | metric | value |", "|---|---|---|"]
+    for suite in report.suites:
+        lines += [f"| {suite.suite} | {k} | {_fmt(v)} |" for k, v in suite.metrics.items()]
+    return "\n".join(lines) + "\n"
+
+
+def latency_markdown(report: LatencyReport) -> str:
+    """Per-level percentiles (seconds) and the profile's gates."""
+    lines = [f"# Latency of {report.model}", "",
+             f"endpoint {report.endpoint}; profile {report.profile}; max_tokens "
+             f"{report.max_tokens}; percentiles: nearest rank", "",
+             "| concurrency | requests | errors | e2e P50 | P95 | P99 | max | TTFT P50 | P95 "
+             "| tok/s P50 |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for lv in report.levels:
+        cells = [lv.concurrency, lv.requests, lv.errors, lv.e2e.p50, lv.e2e.p95, lv.e2e.p99,
+                 lv.e2e.max, lv.ttft.p50, lv.ttft.p95, lv.tokens_per_s.p50]
+        lines.append("| " + " | ".join(_fmt(c) for c in cells) + " |")
+    lines += ["", "| gate | value | result |", "|---|---|---|"]
+    lines += [f"| {g.gate.describe()} | {_fmt(g.value)} | {'pass' if g.passed else 'FAIL'} |"
+              for g in report.gates]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: EvalReport | LatencyReport, out: str | Path) -> tuple[Path, Path]:
+    """Write `out` (JSON) and the markdown summary with the same stem; return both paths."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n",
+                   encoding="utf-8")
+    md = out.with_suffix(".md")
+    text = latency_markdown(report) if isinstance(report, LatencyReport) \
+        else eval_markdown(report)
+    md.write_text(text, encoding="utf-8")
+    return out, md
