@@ -11,6 +11,7 @@ import typer
 from hat_cli import (
     augment_cmd,
     db_cmd,
+    demo_cmd,
     eval_cmd,
     harness_cmd,
     latency_cmd,
@@ -33,3 +34,4 @@ app.add_typer(sim_cmd.app, name="sim")
 app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
+app.command("demo")(demo_cmd.demo)
