@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from hat_cli import (
+    ab_cmd,
     augment_cmd,
     db_cmd,
     demo_cmd,
@@ -35,3 +36,4 @@ app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.command("demo")(demo_cmd.demo)
+app.add_typer(ab_cmd.app, name="ab")
