@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast lint services clean
+.PHONY: install demo test test-fast lint services browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,13 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || \
 	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 
-test: install services
+# Debian chromium for the console's real-browser tests (never `playwright install`);
+# a CJK font so screenshots show the Chinese harness text.
+browser:
+	@command -v chromium >/dev/null || \
+	  (apt-get update && apt-get install -y chromium chromium-driver fonts-wqy-microhei)
+
+test: install services browser
 	$(BIN)/pytest
 
 test-fast: install

@@ -18,6 +18,7 @@ from hat_cli import (
     latency_cmd,
     sim_cmd,
     store_cmd,  # noqa: F401  (adds submit, list, show to `hat harness`)
+    ui_cmd,
     user_cmd,
 )
 
@@ -37,3 +38,4 @@ app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.command("demo")(demo_cmd.demo)
 app.add_typer(ab_cmd.app, name="ab")
+app.command("ui")(ui_cmd.ui)

@@ -1,0 +1,124 @@
+"""Benchmark the operator console: render time of each page on the store benchmark's data.
+
+Fills a fresh database with `benchmarks/db_scale.py`'s fill (1,000 harness versions, 2,000
+jobs, 20 model versions, 100,000 bad cases) plus a champion promotion, stage runs with
+curves and eval results, then renders every page with Streamlit's AppTest (the whole
+script: login restore, navigation, the page's queries and elements) `--repeat` times after
+one warm-up run, and prints P50 / P95 milliseconds per page. Goal: every P95 under 1.0 s.
+
+    .venv/bin/python benchmarks/console_pages.py             # new PostgreSQL db, dropped after
+    .venv/bin/python benchmarks/console_pages.py --sqlite    # a temporary SQLite file
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from db_scale import fill, target  # noqa: E402
+
+from db import migrate  # noqa: E402
+from db.engine import in_transaction, make_engine, make_session_factory  # noqa: E402
+from db.jobs_repo import add_stage_run  # noqa: E402
+from db.release_repo import add_eval_result, promote  # noqa: E402
+from db.users_repo import add_user, get_user  # noqa: E402
+
+APP = str(HERE.parent / "ui" / "app.py")
+PAGES = ("harness_versions", "harness_submit", "harness_diff", "runs", "job", "compare",
+         "bad_cases", "release", "audit", "users")
+GOAL_MS = 1000.0
+
+
+def main() -> None:
+    args = parse_args()
+    url, cleanup = target(argparse.Namespace(url=args.url, sqlite=args.sqlite))
+    try:
+        migrate.upgrade(url)
+        engine = make_engine(url)
+        t0 = time.perf_counter()
+        fill(engine, random.Random(args.seed), versions=args.versions, bad_cases=args.bad_cases)
+        sessions = make_session_factory(engine)
+        in_transaction(sessions, extras)
+        print(f"filled {engine.dialect.name} in {time.perf_counter() - t0:.1f} s")
+        timings = {page: time_page(url, page, args.repeat) for page in PAGES}
+        engine.dispose()
+    finally:
+        cleanup()
+    report(timings)
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="an empty database to fill (default: a new PostgreSQL one)")
+    parser.add_argument("--sqlite", action="store_true", help="use a temporary SQLite file")
+    parser.add_argument("--versions", type=int, default=1000)
+    parser.add_argument("--bad-cases", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=20, help="timed renders per page")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args()
+
+
+def extras(session) -> None:
+    """What the pages show beyond the fill: an admin, a champion, stages, eval results."""
+    add_user(session, name="admin", role="admin", password="bench-password", actor="bench")
+    promote(session, slot="champion", model_version_id=1, actor="bench", reason="bench")
+    curve = [round(0.4 + i / 50, 3) for i in range(20)]
+    for stage in ("hsa_sft", "general_opd", "hsa_rl"):
+        add_stage_run(session, job_id=2, stage=stage, metrics={
+            "steps": 200, "loss": 0.3, "loss_curve": curve, "rewards/accuracy/mean": curve})
+    for mv in range(1, 21):
+        for suite, metric in (("t1", "accuracy"), ("t2", "accuracy"), ("ifeval", "strict"),
+                              ("latency", "p50_s"), ("latency", "p95_s")):
+            add_eval_result(session, model_version_id=mv, suite=suite, metric=metric,
+                            value=0.5 + mv / 100)
+
+
+def time_page(url: str, page: str, repeat: int) -> list[float]:
+    """Milliseconds of `repeat` full renders of one page (after a warm-up render)."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ.update(HAT_DATABASE_URL=url, HAT_CONSOLE_SECRET="bench",
+                      HAT_HOME=tempfile.mkdtemp(prefix="hat_console_bench_"))
+    engine = make_engine(url)
+    with make_session_factory(engine)() as s:
+        admin = get_user(s, name="admin")
+    engine.dispose()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["user"] = admin
+    at.session_state["job_id"] = 2
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()  # warm-up: imports, caches, connection pool
+    if at.exception:
+        raise RuntimeError(f"{page}: {at.exception[0].message}")
+    ms = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        at.run()
+        ms.append((time.perf_counter() - t0) * 1000)
+    return ms
+
+
+def report(timings: dict[str, list[float]]) -> None:
+    print(f"\n| {'page':<18} | {'P50 ms':>8} | {'P95 ms':>8} |")
+    print(f"|{'-' * 20}|{'-' * 10}|{'-' * 10}|")
+    worst = 0.0
+    for page, ms in timings.items():
+        p95 = statistics.quantiles(ms, n=20)[-1] if len(ms) > 1 else ms[0]
+        worst = max(worst, p95)
+        print(f"| {page:<18} | {statistics.median(ms):>8.1f} | {p95:>8.1f} |")
+    verdict = "meets" if worst < GOAL_MS else "MISSES"
+    print(f"\nworst P95 {worst:.0f} ms: {verdict} the goal (every page P95 < {GOAL_MS:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()

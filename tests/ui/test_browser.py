@@ -1,0 +1,140 @@
+"""The console in a real browser: Debian chromium driven by Playwright against `streamlit run`.
+
+One story as an operator: log in, reload (still logged in), submit a harness edit, see its
+diff, label a bad case, promote a checkpoint. Screenshots go to `test-artifacts/ui/`.
+Needs `/usr/bin/chromium` (`make browser`); marked `browser`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from console_helpers import APP, EXAMPLES, PASSWORD, ROOT, SECRET, free_port, wait_healthy
+
+pytestmark = pytest.mark.browser
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = ROOT / "test-artifacts" / "ui"
+
+
+@pytest.fixture(scope="module")
+def server(seeded_template, tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        message = "no /usr/bin/chromium: run `make browser`"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set: browser tests must run)")
+        pytest.skip(message)
+    template, ids = seeded_template
+    tmp = tmp_path_factory.mktemp("browser")
+    shutil.copyfile(template, tmp / "hat.db")
+    port = free_port()
+    env = {**os.environ, "HAT_DATABASE_URL": f"sqlite:///{tmp / 'hat.db'}",
+           "HAT_HOME": str(tmp / "home"), "HAT_CONSOLE_SECRET": SECRET}
+    env.pop("PREFECT_API_URL", None)
+    env.pop("HAT_PREFECT_API_URL", None)
+    log = open(tmp / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
+         "--server.address=127.0.0.1", f"--server.port={port}",
+         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url, ids
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(20_000)
+        yield tab
+        browser.close()
+
+
+def _shot(page, name: str) -> None:
+    _settled(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _settled(page) -> None:
+    """Wait until Streamlit has finished the current run."""
+    page.wait_for_timeout(300)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=20_000)
+
+
+def _nav(page, title: str) -> None:
+    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name=title, exact=True).click()
+    _settled(page)
+
+
+def test_operator_story(page, server):
+    url, ids = server
+    page.goto(url)
+    page.get_by_role("textbox", name="User name").fill("operator")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text("Signed in as").wait_for()
+    page.get_by_role("heading", name="Harness versions").wait_for()
+    page.locator("[data-testid='stDataFrame']").first.wait_for()
+    _shot(page, "01-versions")
+
+    page.reload()  # a new Streamlit session: the URL token logs the operator back in
+    page.get_by_text("Signed in as").wait_for()
+    assert "session=" in page.url
+
+    _nav(page, "Edit and submit")
+    edited = (EXAMPLES / "v4.yaml").read_text().replace(
+        "description: ", "description: (edited) ", 1)
+    editor = page.get_by_label("Harness (YAML or JSON)")
+    editor.fill(edited)
+    editor.press("Control+Enter")
+    _settled(page)
+    page.get_by_label("Note: what changed and why").fill("browser edit")
+    page.get_by_role("button", name="Validate and submit").click()
+    page.get_by_text("Stored version 5").wait_for()
+    _shot(page, "02-submitted")
+
+    _nav(page, "Diff")
+    page.get_by_text("v4 → v5").wait_for()
+    page.get_by_text("surface only").first.wait_for()
+    page.locator("table.diff").first.wait_for()
+    _shot(page, "03-diff")
+
+    _nav(page, "Bad cases")
+    page.get_by_text("matching bad case").wait_for()
+    page.get_by_text("Send to training data").click()
+    page.get_by_role("button", name="Save review").click()
+    page.get_by_text("sent to training data").wait_for()
+    _shot(page, "04-bad-case-labelled")
+
+    _nav(page, "Release")
+    page.get_by_text("Candidates and their gates").wait_for()
+    form = page.locator("[data-testid='stForm']")
+    form.locator("[data-testid='stSelectbox']").first.click()
+    page.get_by_role("option", name="live-stream-avatar v2, harness live-stream-avatar v2").click()
+    form.get_by_role("button", name="Promote").click()
+    page.get_by_text("Promoted live-stream-avatar v2").wait_for()
+    _shot(page, "05-promoted")
+
+    _nav(page, "Job")
+    page.get_by_text("Reward components").first.wait_for()
+    _shot(page, "06-job")

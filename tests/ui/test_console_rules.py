@@ -1,0 +1,138 @@
+"""The console's rules without Streamlit: permissions, tokens, menus, release and review
+decisions, episode rendering, comparisons, and the Prefect start without a server."""
+
+from __future__ import annotations
+
+import pytest
+
+from db.values import EvalResult
+from ui.auth import PERMISSIONS, ROLES, can, make_token, read_token
+from ui.nav import pages_for
+from ui.release_rules import gates_of, gates_pass, promotion_decision
+from ui.render_episode import episode_blocks
+from ui.retrain import start_retrain
+from ui.review import review_decision
+from ui.runs_view import comparison_rows, curve_points
+
+SECRET = b"s3cret"
+
+
+@pytest.mark.parametrize(("role", "allowed"), [
+    ("viewer", {"harness.view", "runs.view", "bad_cases.view", "release.view"}),
+    ("reviewer", {"harness.view", "runs.view", "bad_cases.view", "release.view",
+                  "audit.view", "bad_cases.label"}),
+    ("operator", set(PERMISSIONS) - {"release.override", "users.manage"}),
+    ("admin", set(PERMISSIONS)),
+    ("intruder", set()),
+])
+def test_permission_table(role, allowed):
+    assert {a for a in PERMISSIONS if can(role, a)} == allowed
+
+
+def test_unknown_action_lists_the_valid_ones():
+    with pytest.raises(KeyError, match="valid: audit.view"):
+        can("admin", "release.delete")
+
+
+def test_token_round_trip_tamper_and_expiry():
+    token = make_token("ann", SECRET, now=1000, ttl_s=60)
+    assert read_token(token, SECRET, now=1059) == "ann"
+    assert read_token(token, SECRET, now=1061) is None  # expired
+    assert read_token(token, b"other", now=1000) is None  # other secret
+    forged = make_token("admin", b"guess", now=1000).split(".")
+    assert read_token(".".join([forged[0], *token.split(".")[1:]]), SECRET, now=1000) is None
+    assert read_token("garbage", SECRET, now=0) is None
+
+
+def test_menus_by_role():
+    titles = {r: {p.title for ps in pages_for(r).values() for p in ps} for r in ROLES}
+    assert "Edit and submit" not in titles["viewer"] | titles["reviewer"]
+    assert "Edit and submit" in titles["operator"]
+    assert "Audit log" not in titles["viewer"] and "Audit log" in titles["reviewer"]
+    assert "Users" in titles["admin"] and "Users" not in titles["operator"]
+
+
+@pytest.mark.parametrize(("role", "gates", "reason", "allowed", "override"), [
+    ("reviewer", True, "", False, False),
+    ("viewer", True, "", False, False),
+    ("operator", True, "", True, False),
+    ("operator", False, "urgent", False, False),
+    ("admin", False, "", False, False),
+    ("admin", False, "hotfix for the compliance bug", True, True),
+    ("admin", True, "", True, False),
+])
+def test_promotion_decision(role, gates, reason, allowed, override):
+    decision = promotion_decision(role, gates_passed=gates, override_reason=reason)
+    assert (decision.allowed, decision.override) == (allowed, override), decision.message
+
+
+def test_gates_both_shapes_and_empty():
+    assert gates_pass({"t1": True, "latency": {"passed": True, "value": 2.1}})
+    assert not gates_pass({"t1": True, "t2": {"passed": False}})
+    assert not gates_pass({})  # no gate results: nothing passed
+    assert [g.name for g in gates_of({"b": True, "a": False})] == ["a", "b"]
+
+
+def test_review_decision():
+    assert review_decision("wrong_tool", agree=True, correct_type="pass") == \
+        ("confirmed", "wrong_tool")
+    assert review_decision("wrong_tool", agree=False, correct_type="pass") == \
+        ("dismissed", "pass")
+    assert review_decision("wrong_tool", agree=False, correct_type="wrong_arguments") == \
+        ("confirmed", "wrong_arguments")
+
+
+def test_episode_blocks_show_calls_results_and_hooks():
+    episode = {
+        "messages": [
+            {"role": "system", "content": "prompt"},
+            {"role": "user", "content": "多少钱？"},
+            {"role": "assistant", "content": None, "reasoning_content": "查价格",
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "get_price", "arguments": "{\"id\": 1}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "{\"error\": \"not_found\"}"},
+            {"role": "assistant", "content": "全网最低价"},
+            {"role": "system", "content": "不要使用绝对化用语"},
+        ],
+        "hook_firings": [{"hook_id": "no_absolute", "event": "before_response",
+                          "action": "block_retry", "message": "m", "turn": 0, "attempt": 0}],
+    }
+    kinds = [(b.kind, b.title) for b in episode_blocks(episode)]
+    assert kinds == [("prompt", "System prompt"), ("user", "User"),
+                     ("assistant", "Reasoning"), ("tool_call", "Calls get_price"),
+                     ("tool", "Result of get_price (failed)"), ("assistant", "Assistant"),
+                     ("system", "Hook message (retry)"),
+                     ("hook", kinds[-1][1])]
+    assert "no_absolute" in kinds[-1][1]
+
+
+def _result(suite, metric, value):
+    return EvalResult(0, 0, None, suite, metric, value, "", None)
+
+
+def test_comparison_rows_with_missing_metrics():
+    rows = comparison_rows([_result("t1", "acc", 0.5)],
+                           [_result("t1", "acc", 0.75), _result("t2", "acc", 0.6)],
+                           a_label="A", b_label="B")
+    assert rows == [{"suite": "t1", "metric": "acc", "A": 0.5, "B": 0.75, "delta": 0.25},
+                    {"suite": "t2", "metric": "acc", "A": None, "B": 0.6, "delta": None}]
+
+
+def test_curve_points_spread_over_steps():
+    from datetime import UTC, datetime
+
+    from db.values import StageRunInfo
+
+    stage = StageRunInfo(1, 1, "hsa_rl", "", {"steps": 100, "loss": 0.1,
+                                             "rewards/accuracy/mean": [0.1, 0.2]}, "",
+                         datetime.now(UTC))
+    assert curve_points([stage]) == [
+        {"stage": "hsa_rl", "metric": "rewards/accuracy/mean", "step": 0, "value": 0.1},
+        {"stage": "hsa_rl", "metric": "rewards/accuracy/mean", "step": 50, "value": 0.2}]
+
+
+def test_start_retrain_without_prefect_says_why():
+    result = start_retrain(line="l", number=1, actor="ann", api_url=None)
+    assert not result.ok and "HAT_PREFECT_API_URL" in result.message
+    down = start_retrain(line="l", number=1, actor="ann", api_url="http://127.0.0.1:9/api")
+    assert not down.ok and "not reachable" in down.message

@@ -1,0 +1,67 @@
+"""One retrain job: its stages with metrics, reward-component curves, the eval report and
+latency percentiles of the model versions it registered, with links into MLflow."""
+
+import streamlit as st
+
+from db.console_queries import job_listing, models_of_job
+from db.jobs_repo import list_stage_runs
+from db.release_repo import list_eval_results
+from ui import charts, store
+from ui.mlflow_curves import stage_curves
+from ui.mlflow_links import mlflow_ui_base, model_link, run_link
+from ui.release_rules import gates_of
+from ui.runs_view import curve_points, eval_rows, latency_rows, reward_points, stage_rows
+from ui.session import require_user
+
+require_user("runs.view")
+st.title("Retrain job")
+job_id = st.number_input("Job id", min_value=1, step=1,
+                         value=int(st.session_state.get("job_id", 1)), key="job_page_id")
+listing = store.read(lambda s: job_listing(s, job_id=int(job_id)))
+if listing is None:
+    st.warning(f"There is no job {int(job_id)}.")
+    st.stop()
+job = listing.job
+st.subheader(f"Job {job.id}: {listing.line} v{listing.number} — {job.state}")
+st.caption(f"trigger {job.trigger} · attempts {job.attempts} · created "
+           f"{job.created_at:%Y-%m-%d %H:%M} · updated {job.updated_at:%Y-%m-%d %H:%M}"
+           + (f" · {job.reason}" if job.reason else ""))
+base = mlflow_ui_base(store.settings().mlflow_tracking_uri)
+
+stages = store.read(lambda s: list_stage_runs(s, job_id=job.id))
+st.markdown("#### Stages")
+if not stages:
+    st.info("No stage has reported yet.")
+else:
+    rows = stage_rows(stages)
+    for row in rows if base else []:
+        row["MLflow"] = run_link(base, row["mlflow run"])
+    st.dataframe(rows, hide_index=True, width="stretch",
+                 column_config={"MLflow": st.column_config.LinkColumn(display_text="open")})
+    points = curve_points(stages)
+    if st.button("Load curves from MLflow", key="job_mlflow_curves"):
+        points, problems = stage_curves(store.settings().resolved_mlflow_uri(), stages)
+        for problem in problems:
+            st.warning(problem)
+    rewards = reward_points(points)
+    if rewards:
+        st.altair_chart(charts.curves(rewards, title="Reward components"))
+    other = [p for p in points if not p["metric"].startswith("rewards/")]
+    if other:
+        st.altair_chart(charts.curves(other, title="Training curves"))
+
+st.markdown("#### Model versions and eval report")
+models = store.read(lambda s: models_of_job(s, job_id=job.id))
+if not models:
+    st.info("This job registered no model version.")
+for model in models:
+    link = model_link(base, model.registry_name, model.version)
+    st.markdown(f"**{model.registry_name} v{model.version}**"
+                + (f" · [MLflow]({link})" if link else ""))
+    st.dataframe([{"gate": g.name, "passed": g.passed, "detail": g.detail}
+                  for g in gates_of(model.gate_results)], hide_index=True)
+    results = store.read(lambda s, m=model: list_eval_results(s, model_version_id=m.id))
+    st.dataframe(eval_rows(results), hide_index=True, width="stretch")
+    latency = latency_rows(results, f"v{model.version}")
+    if latency:
+        st.altair_chart(charts.latency(latency))

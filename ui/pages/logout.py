@@ -1,0 +1,9 @@
+"""Logout page: forgets the user and the session token (also in the URL)."""
+
+import streamlit as st
+
+from ui.session import log_out
+
+log_out()
+st.success("You are logged out.")
+st.button("Log in again", key="login_again")  # any click reruns: the login page shows
