@@ -11,6 +11,7 @@ import typer
 from hat_cli import (
     ab_cmd,
     augment_cmd,
+    data_cmd,
     db_cmd,
     demo_cmd,
     eval_cmd,
@@ -39,3 +40,4 @@ app.command("latency")(latency_cmd.latency)
 app.command("demo")(demo_cmd.demo)
 app.add_typer(ab_cmd.app, name="ab")
 app.command("ui")(ui_cmd.ui)
+app.add_typer(data_cmd.app, name="data")

@@ -1,0 +1,137 @@
+"""`hat data build|import|validate`: training datasets from teacher rollouts and real logs.
+
+    hat data build --harness examples/harnesses/v1.yaml \
+        --config examples/configs/data_tiny.yaml --out runs/data
+    hat data import examples/logs/live_sample.jsonl \
+        --harness examples/harnesses/v1.yaml --out runs/logs
+    hat data validate runs/data
+
+`--harness` is a file or a stored version (`N`, `LINE:N`). `--set key.sub=value` overrides any
+config key (defaults < YAML < command line). A failed validation, a bad config or bad input
+exits 2 with a readable report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from hat_cli.errors import exits_on_error
+from hat_cli.harness_args import load_harness_arg
+from hat_core.data.build import build, build_from_logs, summary_counts
+from hat_core.data.config import load_data_config
+from hat_core.data.logs_import import version_names
+from hat_core.data.validate import validate_dir
+from hat_core.errors import ConfigError
+
+app = typer.Typer(help="Build, import and validate training datasets.", no_args_is_help=True)
+console = Console(stderr=True)
+
+HARNESS = typer.Option(..., "--harness", help="harness file or stored version (N, LINE:N)")
+CONFIG = typer.Option(None, "--config", help="data config (YAML)")
+OUT = typer.Option(..., "--out", "-o", help="dataset directory to write")
+SET = typer.Option(None, "--set", help="override a config key: key.sub=value (repeatable)")
+
+
+def _overrides(pairs: list[str] | None) -> dict:
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {pair!r}: expected key=value (e.g. teacher.kind=openai)")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+@app.command("build")
+@exits_on_error
+def build_cmd(
+    harness: str = HARNESS,
+    config: Path | None = CONFIG,
+    out: Path = OUT,
+    set_: list[str] | None = SET,
+    seed: int | None = typer.Option(None, "--seed", help="overrides `seed`"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+) -> None:
+    """Rollouts + rejection sampling + retry policy + splits + validation -> DIR."""
+    overrides = _overrides(set_)
+    if seed is not None:
+        overrides["seed"] = seed
+    cfg = load_data_config(config, overrides)
+    h = load_harness_arg(harness)
+    with Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=quiet,
+                  transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(step: str, done: int, total: int) -> None:
+            if step not in tasks:
+                tasks[step] = bar.add_task(step, total=total)
+            bar.update(tasks[step], completed=done, total=total)
+
+        result = build(h, cfg, out, progress=progress, harness_ref=harness)
+    _summary(summary_counts(result.stats), result.stats.timings)
+    typer.echo(f"dataset {result.version} ready: {out}")
+
+
+def _summary(counts: dict, timings: dict[str, float]) -> None:
+    typer.echo(f"rollouts          {counts['rollouts']}"
+               + (f"  ({counts['duplicate_scenarios']} repeated scenarios not played)"
+                  if counts["duplicate_scenarios"] else ""))
+    typer.echo(f"kept              {counts['kept']}  "
+               + "  ".join(f"{k} {v}" for k, v in counts["splits"].items()))
+    rejected = counts["rejected"]
+    typer.echo(f"rejected          {counts['rejected_total']}"
+               + ("  (" + ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) + ")"
+                  if rejected else ""))
+    typer.echo(f"retries kept      full {counts['retries_full']}, "
+               f"final only {counts['retries_final_only']}")
+    if counts["imported"] or counts["extra"]:
+        typer.echo(f"imported          {counts['imported']}  extra {counts['extra']}")
+    total = sum(timings.values()) or 1.0
+    typer.echo("time              " + ", ".join(
+        f"{k} {v:.2f}s" for k, v in timings.items() if v / total >= 0.01))
+
+
+@app.command("import")
+@exits_on_error
+def import_cmd(
+    file: Path = typer.Argument(..., help="JSONL of logged conversations"),
+    harness: str = HARNESS,
+    out: Path = OUT,
+    config: Path | None = CONFIG,
+    set_: list[str] | None = SET,
+    strict: bool = typer.Option(False, "--strict", help="exit 2 on any bad row, write nothing"),
+) -> None:
+    """Import real conversations into a validated dataset directory; report bad rows."""
+    cfg = load_data_config(config, _overrides(set_))
+    h = load_harness_arg(harness)
+    result, problems = build_from_logs(h, cfg, out, file, accepted_versions=version_names(harness),
+                                       strict=strict, harness_ref=harness)
+    if problems:
+        lines = sorted({p.path for p in problems})
+        typer.echo(f"{len(lines)} bad row(s) left out:", err=True)
+        for p in problems:
+            typer.echo(f"  - {p}", err=True)
+    typer.echo(f"imported {result.stats.imported} conversation(s); "
+               + ", ".join(f"{k} {v}" for k, v in result.stats.splits.items()))
+    typer.echo(f"dataset {result.version} ready: {out}")
+
+
+@app.command("validate")
+@exits_on_error
+def validate_cmd(directory: Path = typer.Argument(..., help="dataset directory")) -> None:
+    """Run the Great Expectations suite on DIR; exit 2 when it fails."""
+    report = validate_dir(directory)
+    for check in report.checks:
+        mark = "ok    " if check.success else "FAILED"
+        typer.echo(f"{mark} {check.name}: {check.observed}")
+    typer.echo(f"report: {directory / 'validation' / 'report.md'}")
+    if not report.success:
+        typer.echo(f"dataset {directory} failed validation ({len(report.failed)} checks)",
+                   err=True)
+        raise typer.Exit(code=2)

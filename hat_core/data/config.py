@@ -1,0 +1,290 @@
+"""`DataConfig`: everything a training-data build reads, typed and validated up front.
+
+Defaults < YAML (`load_data_config(path)`) < command-line overrides (dotted keys,
+`{"teacher.kind": "openai", "variants": 8}`). Every problem (unknown key, bad value) is
+reported at once as a `ConfigError` whose problems list the valid keys:
+
+    seed: 0
+    scenarios: 60          # scenario bank size; every scenario runs on the original + K variants
+    variants: 4            # K training variants from HSA (pool train)
+    catalog_size: 24
+    hsa: {}                # an HSA config (see docs/hsa.md); its pool is always `train` here
+    teacher: {kind: oracle, slip_rate: 0.1, concurrency: 1, retries: 2, timeout_s: 60}
+    rejection: {min_accuracy: 1.0, min_effectiveness: 0.75, best_of_n: 1}
+    retry: {full_retry_share: 0.1}
+    splits: {heldout_products: 0.1, heldout_scenarios: 0.1, validation: 0.1, heldout_variants: 4}
+    validation: {min_messages: 3, max_messages: 40, ...}
+    opd: {source: builtin, size: 200}
+    logs: []               # real-log JSONL files imported into the build
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hat_core.errors import ConfigError, Problem
+
+TEACHER_KINDS = ("oracle", "transformers", "openai")
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    """Which teacher plays the rollouts and how it is called."""
+
+    kind: str = "oracle"
+    model_dir: str | None = None  # transformers
+    base_url: str | None = None  # openai
+    model: str | None = None  # openai
+    api_key_env: str | None = None  # name of the variable that holds the API key
+    concurrency: int = 1
+    retries: int = 2
+    timeout_s: float = 60.0
+    max_tokens: int = 512
+    temperature: float = 0.0
+    slip_rate: float = 0.1  # oracle: share of episodes in which it first trips a hook
+
+
+@dataclass(frozen=True)
+class RejectionConfig:
+    """Keep a trajectory only when both rewards reach their thresholds."""
+
+    min_accuracy: float = 1.0
+    min_effectiveness: float = 0.75
+    best_of_n: int = 1  # samples per (scenario, harness); the best passing one is kept
+
+
+@dataclass(frozen=True)
+class RetryConfig:
+    """Of kept trajectories in which a hook forced a retry, this share keeps the full retry."""
+
+    full_retry_share: float = 0.1
+
+
+@dataclass(frozen=True)
+class SplitConfig:
+    """Shares of held-out products and scenarios (test only), validation share, and how many
+    held-out-pool variants are written for evaluation."""
+
+    heldout_products: float = 0.1
+    heldout_scenarios: float = 0.1
+    validation: float = 0.1
+    heldout_variants: int = 4
+
+
+@dataclass(frozen=True)
+class ValidationConfig:
+    """Bounds of the Great Expectations suite."""
+
+    min_messages: int = 3
+    max_messages: int = 40
+    min_chars: int = 20
+    max_chars: int = 16000
+    max_duplicate_rate: float = 0.05
+    min_skill_share: float = 0.01
+    max_skill_share: float = 0.6
+    min_kind_share: float = 0.001
+    max_kind_share: float = 0.5
+    require_all_skills: bool = True
+
+
+@dataclass(frozen=True)
+class OpdConfig:
+    """The General-OPD prompt set: `builtin` (seeded generator) or a JSONL file / HF dir."""
+
+    source: str = "builtin"
+    size: int = 200
+    languages: tuple[str, ...] = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """The whole build configuration (see the module docstring)."""
+
+    seed: int = 0
+    scenarios: int = 60
+    variants: int = 4
+    catalog_size: int = 24
+    hsa: Mapping[str, Any] = field(default_factory=dict)
+    teacher: TeacherConfig = TeacherConfig()
+    rejection: RejectionConfig = RejectionConfig()
+    retry: RetryConfig = RetryConfig()
+    splits: SplitConfig = SplitConfig()
+    validation: ValidationConfig = ValidationConfig()
+    opd: OpdConfig = OpdConfig()
+    logs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return json.loads(json.dumps(dataclasses.asdict(self), default=list))
+
+    def content_hash(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+SECTIONS = {"teacher": TeacherConfig, "rejection": RejectionConfig, "retry": RetryConfig,
+            "splits": SplitConfig, "validation": ValidationConfig, "opd": OpdConfig}
+_SHARES = {"teacher.slip_rate", "rejection.min_accuracy", "rejection.min_effectiveness",
+           "retry.full_retry_share", "splits.heldout_products", "splits.heldout_scenarios",
+           "splits.validation", "validation.max_duplicate_rate", "validation.min_skill_share",
+           "validation.max_skill_share", "validation.min_kind_share",
+           "validation.max_kind_share"}
+_POSITIVE = {"scenarios", "catalog_size", "teacher.concurrency", "teacher.max_tokens",
+             "rejection.best_of_n", "opd.size", "validation.max_messages",
+             "validation.max_chars"}
+
+
+def load_data_config(path: str | Path | None = None,
+                     overrides: Mapping[str, Any] | None = None) -> DataConfig:
+    """Defaults, then the YAML file (if any), then dotted-key overrides."""
+    data: dict = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"{p}: no such data config file")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{p}: not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{p}: a data config must be a mapping; valid keys: "
+                              + ", ".join(_names(DataConfig)))
+    for key, value in (overrides or {}).items():
+        _set_dotted(data, key, value)
+    return config_from_data(data, source=str(path or "<config>"))
+
+
+def _set_dotted(data: dict, key: str, value: Any) -> None:
+    head, _, rest = key.partition(".")
+    if rest:
+        sub = data.setdefault(head, {})
+        if isinstance(sub, dict):
+            _set_dotted(sub, rest, value)
+            return
+    data[head] = value
+
+
+def config_from_data(data: Mapping[str, Any], *, source: str = "<config>") -> DataConfig:
+    """Build a `DataConfig` from parsed YAML over the defaults (ConfigError on any problem)."""
+    problems = _unknown("", data, _names(DataConfig))
+    values: dict[str, Any] = {}
+    for name in _names(DataConfig):
+        if name not in data:
+            continue
+        if name in SECTIONS:
+            section, sub_problems = _section(name, data[name])
+            problems += sub_problems
+            values[name] = section
+        else:
+            values[name] = data[name]
+    if "logs" in values:
+        logs = values["logs"] or ()
+        if isinstance(logs, str) or not isinstance(logs, (list, tuple)):
+            problems.append(Problem("logs", "must be a list of JSONL file paths"))
+            logs = ()
+        values["logs"] = tuple(logs)
+    if problems:
+        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
+    config = DataConfig(**values)
+    problems = check_config(config)
+    if problems:
+        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
+    return config
+
+
+def _names(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _unknown(path: str, data: Any, valid: tuple[str, ...]) -> list[Problem]:
+    if not isinstance(data, Mapping):
+        return [Problem(path, "must be a mapping; valid keys: " + ", ".join(valid))]
+    return [Problem(f"{path}.{k}" if path else str(k), "unknown key; valid: " + ", ".join(valid))
+            for k in data if k not in valid]
+
+
+def _section(name: str, value: Any) -> tuple[Any, list[Problem]]:
+    cls = SECTIONS[name]
+    value = value or {}
+    problems = _unknown(name, value, _names(cls))
+    if problems:
+        return cls(), problems
+    given = dict(value)
+    if "languages" in given:
+        given["languages"] = tuple(given["languages"])
+    return cls(**given), []
+
+
+def check_config(config: DataConfig) -> list[Problem]:
+    """Every bad value of a config (types, ranges, teacher settings)."""
+    problems = []
+    flat = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in SECTIONS}
+    for name in SECTIONS:
+        section = getattr(config, name)
+        flat.update({f"{name}.{f.name}": getattr(section, f.name) for f in fields(section)})
+    for key, value in flat.items():
+        problems += _check_value(key, value)
+    problems += _check_teacher(config.teacher)
+    problems += _check_paths(config)
+    problems += _check_hsa(config.hsa)
+    return problems
+
+
+def _check_paths(config: DataConfig) -> list[Problem]:
+    problems = []
+    source = config.opd.source
+    if source != "builtin" and not (isinstance(source, str) and source
+                                    and Path(source).exists()):
+        problems.append(Problem("opd.source", f"no such prompt set {source!r}; valid: "
+                                "builtin, a JSONL file or an HF dataset directory"))
+    for i, log in enumerate(config.logs):
+        if not isinstance(log, str) or not Path(log).is_file():
+            problems.append(Problem(f"logs[{i}]", f"no such log file {log!r}"))
+    return problems
+
+
+def _check_hsa(hsa: Any) -> list[Problem]:
+    from hat_core.hsa.config import config_from_data as hsa_config
+
+    if not isinstance(hsa, Mapping):
+        return [Problem("hsa", "must be a mapping (an HSA config, see docs/hsa.md)")]
+    try:
+        hsa_config(dict(hsa), source="hsa")
+    except ConfigError as exc:
+        return [Problem(f"hsa.{p.path}", p.message) for p in exc.problems] or [
+            Problem("hsa", str(exc))]
+    return []
+
+
+def _check_value(key: str, value: Any) -> list[Problem]:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if key in _SHARES and not (number and 0 <= value <= 1):
+        return [Problem(key, f"must be a number in [0, 1], got {value!r}")]
+    if key in _POSITIVE and not (isinstance(value, int) and not isinstance(value, bool)
+                                 and value >= 1):
+        return [Problem(key, f"must be an integer >= 1, got {value!r}")]
+    if key in ("seed", "variants", "splits.heldout_variants", "teacher.retries",
+               "validation.min_messages", "validation.min_chars") and not (
+            isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return [Problem(key, f"must be an integer >= 0, got {value!r}")]
+    if key in ("teacher.timeout_s", "teacher.temperature") and not (number and value >= 0):
+        return [Problem(key, f"must be a number >= 0, got {value!r}")]
+    return []
+
+
+def _check_teacher(t: TeacherConfig) -> list[Problem]:
+    if t.kind not in TEACHER_KINDS:
+        return [Problem("teacher.kind", f"unknown teacher {t.kind!r}; valid: "
+                        + ", ".join(TEACHER_KINDS))]
+    if t.kind == "transformers" and not t.model_dir:
+        return [Problem("teacher.model_dir", "required for the transformers teacher")]
+    if t.kind == "openai" and not (t.base_url and t.model):
+        return [Problem("teacher.base_url", "base_url and model are required for openai")]
+    return []

@@ -1,0 +1,160 @@
+"""Rollouts: a teacher plays every scenario on the original harness and on K HSA variants.
+
+    surfaces = training_surfaces(harness, config)          # original + K train-pool variants
+    rollouts = play_all(surfaces, scenarios, catalog, teacher, samples=best_of_n)
+
+A `Surface` is one harness the teacher is shown, with the simulator binding map that ties
+its renamed parameters back to the canonical ones. Each `Rollout` is scored against the
+scenario's ground truth (`hat_core.sim.scoring`) under its own surface. Teachers with
+`concurrency > 1` play episodes on a thread pool; the order of the result never depends on
+it. `make_variants` is the one place that calls HSA.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from hat_core.data.config import DataConfig
+from hat_core.data.teacher import Teacher, TeacherError
+from hat_core.data.trajectory import Trajectory
+from hat_core.harness import Harness
+from hat_core.hsa.augment import augment, variant_seed
+from hat_core.hsa.config import config_from_data
+from hat_core.hsa.variant import RenameMap, Variant
+from hat_core.sim.binding import bind
+from hat_core.sim.catalog import Catalog
+from hat_core.sim.episode import Episode
+from hat_core.sim.runner import run_episode
+from hat_core.sim.scenarios import Scenario
+from hat_core.sim.scoring import Scores, score_episode
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One harness shown to the teacher: the original or an HSA variant."""
+
+    variant_id: str
+    pool: str
+    harness: Harness
+    binding_map: Mapping[str, Mapping[str, str]]
+    variant: Variant | None = None
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One played and scored episode (`error` set when the teacher failed)."""
+
+    surface: Surface
+    scenario: Scenario
+    sample: int
+    episode: Episode | None
+    scores: Scores | None
+    error: str | None = None
+
+
+def canonical_params(harness: Harness) -> dict[str, dict[str, str]]:
+    """`{tool_id: {harness_param: canonical_param}}` of the original harness."""
+    return {tid: dict(tb.to_canonical) for tid, tb in bind(harness).tools_by_id.items()}
+
+
+def make_variants(harness: Harness, n: int, seed: int, hsa: Mapping, pool: str) -> list[Variant]:
+    """`n` HSA variants from `pool` (variant i seeded by `variant_seed(seed, i)`)."""
+    config = config_from_data({**dict(hsa), "pool": pool}, source="data config: hsa")
+    out = []
+    for i in range(n):
+        s = variant_seed(seed, i)
+        out.append(augment(harness, random.Random(s), config, seed=s))
+    return out
+
+
+def surface_of(variant: Variant, index: int, canonical: Mapping) -> Surface:
+    prefix = "h" if variant.pool == "heldout" else "v"
+    return Surface(f"{prefix}{index:03d}", variant.pool, variant.harness,
+                   variant.rename_map.binding_map(canonical), variant)
+
+
+def training_surfaces(harness: Harness, config: DataConfig) -> list[Surface]:
+    """The original harness plus `config.variants` training-pool variants."""
+    canonical = canonical_params(harness)
+    original = Surface("original", "original", harness, RenameMap().binding_map(canonical))
+    variants = make_variants(harness, config.variants, config.seed, config.hsa, "train")
+    return [original, *(surface_of(v, i, canonical) for i, v in enumerate(variants))]
+
+
+def heldout_surfaces(harness: Harness, config: DataConfig) -> list[Surface]:
+    """`splits.heldout_variants` held-out-pool variants, reserved for evaluation."""
+    canonical = canonical_params(harness)
+    variants = make_variants(harness, config.splits.heldout_variants, config.seed + 1_000_003,
+                             config.hsa, "heldout")
+    return [surface_of(v, i, canonical) for i, v in enumerate(variants)]
+
+
+def unique_scenarios(scenarios: Sequence[Scenario]) -> tuple[list[Scenario], int]:
+    """Scenarios with the same ground truth as an earlier one (same product, wording and
+    truth under another id) dropped before any teacher call; how many were dropped."""
+    seen: set[str] = set()
+    out = []
+    for sc in scenarios:
+        key = repr((sc.kind, sc.product_id, sc.turns))
+        if key not in seen:
+            seen.add(key)
+            out.append(sc)
+    return out, len(scenarios) - len(out)
+
+
+def play(surface: Surface, scenario: Scenario, catalog: Catalog, teacher: Teacher,
+         sample: int = 0) -> Rollout:
+    """Play and score one episode."""
+    try:
+        episode = run_episode(surface.harness, scenario, catalog, teacher,
+                              rename_map=surface.binding_map)
+    except TeacherError as exc:
+        return Rollout(surface, scenario, sample, None, None, error=exc.report())
+    return Rollout(surface, scenario, sample, episode,
+                   score_episode(episode, scenario, surface.harness))
+
+
+def play_all(surfaces: Sequence[Surface], scenarios: Sequence[Scenario], catalog: Catalog,
+             teacher: Teacher, *, samples: int = 1,
+             progress: Progress | None = None) -> list[Rollout]:
+    """Every scenario x surface x sample, in that order."""
+    jobs = [(su, sc, k) for sc in scenarios for su in surfaces for k in range(samples)]
+    total, step = len(jobs), max(1, len(jobs) // 100)
+    out: list[Rollout] = []
+    if teacher.concurrency > 1:
+        with ThreadPoolExecutor(max_workers=teacher.concurrency) as pool:
+            results = pool.map(lambda j: play(j[0], j[1], catalog, teacher, j[2]), jobs)
+            for r in results:
+                out.append(r)
+                _tick(progress, len(out), total, step)
+    else:
+        for su, sc, k in jobs:
+            out.append(play(su, sc, catalog, teacher, k))
+            _tick(progress, len(out), total, step)
+    return out
+
+
+def _tick(progress: Progress | None, done: int, total: int, step: int) -> None:
+    if progress is not None and (done % step == 0 or done == total):
+        progress("rollout", done, total)
+
+
+def trajectory_of(rollout: Rollout, teacher_name: str,
+                  scenario_dict: Mapping | None = None) -> Trajectory:
+    """The kept rollout as a `Trajectory` (needs `rollout.episode`); pass `scenario_dict`
+    (`Scenario.to_dict()`) when converting many rollouts of one scenario."""
+    ep, sc, su, scores = rollout.episode, rollout.scenario, rollout.surface, rollout.scores
+    if ep is None or scores is None:
+        raise ValueError(f"rollout of {sc.id} was not played: {rollout.error}")
+    return Trajectory(
+        messages=ep.messages, tools=tuple(bind(su.harness).rendered.tools),
+        harness_hash=ep.harness_hash, scenario_id=sc.id, kind=sc.kind,
+        skill=sc.turns[0].skill, product_id=sc.product_id, variant_id=su.variant_id,
+        pool=su.pool, source="teacher", teacher=teacher_name, accuracy=scores.accuracy,
+        effectiveness=scores.effectiveness, rewards=scores.rewards(), retries=ep.retries,
+        scenario=scenario_dict if scenario_dict is not None else sc.to_dict())

@@ -1,0 +1,73 @@
+"""`DataConfig`: defaults < YAML < overrides; every problem reported with the valid keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from hat_core.data.config import DataConfig, load_data_config
+from hat_core.errors import ConfigError
+
+
+def test_defaults_then_yaml_then_overrides(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("scenarios: 12\nteacher: {slip_rate: 0.3}\nrejection: {best_of_n: 2}\n",
+                    encoding="utf-8")
+    cfg = load_data_config(path, {"scenarios": 20, "retry.full_retry_share": 0.5})
+    assert cfg.scenarios == 20  # the command line wins over YAML
+    assert cfg.teacher.slip_rate == 0.3 and cfg.rejection.best_of_n == 2
+    assert cfg.retry.full_retry_share == 0.5
+    assert cfg.variants == DataConfig().variants  # untouched keys keep their defaults
+
+
+def test_unknown_keys_are_rejected_listing_the_valid_ones(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("scenaros: 3\nteacher: {kind: oracle, temprature: 1}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_data_config(path)
+    report = err.value.report()
+    assert "scenaros: unknown key; valid: seed, scenarios, variants" in report
+    assert "teacher.temprature: unknown key; valid: kind, model_dir" in report
+
+
+def test_every_bad_value_is_reported_at_once():
+    with pytest.raises(ConfigError) as err:
+        load_data_config(None, {"rejection.min_accuracy": 1.5, "scenarios": 0,
+                                "retry.full_retry_share": -0.1})
+    paths = {p.path for p in err.value.problems}
+    assert paths == {"rejection.min_accuracy", "scenarios", "retry.full_retry_share"}
+
+
+@pytest.mark.parametrize("overrides, path", [
+    ({"teacher.kind": "gpt"}, "teacher.kind"),
+    ({"teacher.kind": "openai"}, "teacher.base_url"),
+    ({"teacher.kind": "transformers"}, "teacher.model_dir"),
+])
+def test_teacher_settings_are_checked(overrides, path):
+    with pytest.raises(ConfigError) as err:
+        load_data_config(None, overrides)
+    assert [p.path for p in err.value.problems] == [path]
+
+
+def test_the_example_configs_load():
+    from data_helpers import ROOT
+
+    tiny = load_data_config(ROOT / "examples" / "configs" / "data_tiny.yaml")
+    # The GPU config names a prompt set on a production disk; paths are checked up front.
+    with pytest.raises(ConfigError, match="opd.source|invalid data config"):
+        load_data_config(ROOT / "examples" / "configs" / "data_gpu.yaml")
+    gpu = load_data_config(ROOT / "examples" / "configs" / "data_gpu.yaml",
+                           {"opd.source": "builtin"})
+    assert tiny.teacher.kind == "oracle" and gpu.teacher.kind == "openai"
+    assert gpu.scenarios * (1 + gpu.variants) >= 10_000
+    assert tiny.content_hash() != gpu.content_hash()
+
+
+def test_paths_and_the_hsa_section_are_checked_up_front(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        load_data_config(None, {"opd.source": str(tmp_path / "nope"),
+                                "logs": [str(tmp_path / "none.jsonl")],
+                                "hsa": {"transforms": {"rename_all": {"weight": 1}}}})
+    paths = [p.path for p in err.value.problems]
+    assert paths == ["opd.source", "logs[0]", "hsa.transforms.rename_all"]
+    with pytest.raises(ConfigError):
+        load_data_config(None, {"logs": "one.jsonl"})
