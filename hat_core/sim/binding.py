@@ -73,6 +73,7 @@ class Binding:
 
 _IDENTITY: OrderedDict[int, tuple[Harness, str]] = OrderedDict()
 _BINDINGS: OrderedDict[tuple[str, str], Binding] = OrderedDict()
+_MAP_KEYS: OrderedDict[int, tuple[object, str]] = OrderedDict()
 
 
 def harness_hash(harness: Harness) -> str:
@@ -87,12 +88,25 @@ def harness_hash(harness: Harness) -> str:
 
 def bind(harness: Harness, rename_map: RenameMap | None = None) -> Binding:
     """The (cached) binding of `harness` under an optional HSA rename map."""
-    key = (harness_hash(harness), canonical_dumps(rename_map or {}))
+    key = (harness_hash(harness), _map_key(rename_map))
     hit = _BINDINGS.get(key)
     if hit is None:
         hit = _build(harness, key[0], rename_map or {})
         _remember(_BINDINGS, key, hit)
     return hit
+
+
+def _map_key(rename_map: RenameMap | None) -> str:
+    """The rename map's canonical form, memoised per object like `harness_hash`
+    (a map passed to `bind` is treated as immutable from then on)."""
+    if not rename_map:
+        return "{}"
+    hit = _MAP_KEYS.get(id(rename_map))
+    if hit is not None and hit[0] is rename_map:
+        return hit[1]
+    value = canonical_dumps(rename_map)
+    _remember(_MAP_KEYS, id(rename_map), (rename_map, value))
+    return value
 
 
 def _remember(cache: OrderedDict, key, value) -> None:
