@@ -11,6 +11,7 @@ import typer
 from hat_cli import (
     ab_cmd,
     augment_cmd,
+    base_cmd,
     data_cmd,
     db_cmd,
     demo_cmd,
@@ -19,6 +20,7 @@ from hat_cli import (
     latency_cmd,
     sim_cmd,
     store_cmd,  # noqa: F401  (adds submit, list, show to `hat harness`)
+    train_cmd,
     ui_cmd,
     user_cmd,
 )
@@ -41,3 +43,5 @@ app.command("demo")(demo_cmd.demo)
 app.add_typer(ab_cmd.app, name="ab")
 app.command("ui")(ui_cmd.ui)
 app.add_typer(data_cmd.app, name="data")
+app.add_typer(train_cmd.app, name="train")
+app.add_typer(base_cmd.app, name="base")

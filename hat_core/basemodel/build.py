@@ -1,0 +1,148 @@
+"""Building the embedded base model: corpus -> tokenizer -> pre-training -> probe -> model dir.
+
+`build_base_model(out, size="tiny", seed=0, cache_dir=...)` writes a Hugging Face model
+directory (config, weights, tokenizer with TRL's qwen3 chat template, `hat_base.json` manifest)
+to `out`. A build is keyed by `config_hash(size, seed)`; with a `cache_dir`, a finished build
+is stored there and reused (copied to `out`) unless `force=True`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import transformers
+
+from hat_core.basemodel.corpus import encode_corpus, generate_corpus, render_sample
+from hat_core.basemodel.model import make_model
+from hat_core.basemodel.pretrain import pretrain
+from hat_core.basemodel.probe import probe
+from hat_core.basemodel.sizes import BaseSize, get_size
+from hat_core.basemodel.tokenizer import train_tokenizer
+from hat_core.errors import ConfigError, Problem
+
+# Bump whenever the corpus, tokenizer, architecture or training code changes what a build makes.
+CODE_VERSION = "hat-base-2"
+MANIFEST = "hat_base.json"
+Event = Callable[[str, dict], None]
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    path: Path
+    manifest: dict
+    reused: bool
+    cache_path: Path | None
+
+
+def config_hash(size: BaseSize, seed: int) -> str:
+    """The content hash that names a build: size config, seed and `CODE_VERSION`."""
+    key = json.dumps({"size": size.as_dict(), "seed": seed, "code": CODE_VERSION}, sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def read_manifest(path: Path) -> dict | None:
+    """The `hat_base.json` of a model dir, or None if there is none."""
+    file = Path(path) / MANIFEST
+    return json.loads(file.read_text()) if file.is_file() else None
+
+
+def cache_entry(cache_dir: Path, size: BaseSize, seed: int) -> Path:
+    return Path(cache_dir) / f"{size.name}-seed{seed}-{config_hash(size, seed)[:16]}"
+
+
+def _is_build(path: Path, digest: str) -> bool:
+    manifest = read_manifest(path)
+    return manifest is not None and manifest.get("config_hash") == digest
+
+
+def _place(src: Path, dst: Path) -> None:
+    """Copy the model dir `src` to `dst` through a staging dir, replacing `dst`."""
+    staging = dst.with_name(dst.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(src, staging)
+    shutil.rmtree(dst, ignore_errors=True)
+    staging.rename(dst)
+
+
+def _check_out(out: Path, digest: str, force: bool) -> None:
+    if force or not out.exists() or _is_build(out, digest):
+        return
+    if out.is_file() or any(out.iterdir()):
+        raise ConfigError(f"{out} exists and holds something else",
+                          [Problem("--out", "choose an empty or new directory, or pass --force "
+                                            "to replace it")])
+
+
+def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Path | None = None,
+                     force: bool = False, on_event: Event | None = None) -> BuildResult:
+    """Build (or reuse) the base model of `size` and `seed` into `out`."""
+    out, spec = Path(out), get_size(size)
+    digest = config_hash(spec, seed)
+    emit = on_event or (lambda stage, info: None)
+    _check_out(out, digest, force)
+    entry = cache_entry(cache_dir, spec, seed) if cache_dir else None
+    if not force and _is_build(out, digest):
+        emit("reused", {"path": str(out)})
+        return BuildResult(out, read_manifest(out), True, entry)
+    if not force and entry and _is_build(entry, digest):
+        _place(entry, out)
+        emit("reused", {"path": str(entry)})
+        return BuildResult(out, read_manifest(out), True, entry)
+    staging = out.with_name(out.name + ".building")
+    shutil.rmtree(staging, ignore_errors=True)
+    manifest = _train_into(staging, spec, seed, digest, emit)
+    _place(staging, out)
+    shutil.rmtree(staging)
+    if entry:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        _place(out, entry)
+    return BuildResult(out, manifest, False, entry)
+
+
+def _train_into(path: Path, spec: BaseSize, seed: int, digest: str, emit: Event) -> dict:
+    started = time.perf_counter()
+    samples = generate_corpus(seed, spec.corpus_docs)
+    emit("corpus", {"samples": len(samples)})
+    tokenizer = train_tokenizer([render_sample(s) for s in samples[:spec.tokenizer_docs]],
+                                spec.vocab_size)
+    data = encode_corpus(samples, tokenizer, spec.seq_len)
+    emit("tokenizer", {"vocab": len(tokenizer), "rows": int(data.input_ids.shape[0])})
+    model = make_model(spec, tokenizer, seed)
+    result = pretrain(model, data, spec, seed,
+                      lambda step, total, loss: emit("step", {"step": step, "total": total,
+                                                              "loss": loss}))
+    path.mkdir(parents=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    emit("probe", {"n": spec.probe_n})
+    scores = probe(model, tokenizer, n=spec.probe_n, seed=seed)
+    manifest = {
+        "size": spec.name, "seed": seed, "config_hash": digest, "code_version": CODE_VERSION,
+        "size_config": spec.as_dict(),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "vocab_size": len(tokenizer),
+        "corpus": {"samples": data.samples, "dropped_too_long": data.dropped,
+                   "kinds": dict(Counter(s.kind for s in samples)),
+                   "langs": dict(Counter(s.lang for s in samples)),
+                   "rows": int(data.input_ids.shape[0]), "tokens": data.tokens,
+                   "target_tokens": data.target_tokens},
+        "training": {"steps": result.steps, "final_loss": result.final_loss,
+                     "loss_curve": result.loss_curve, "compiled": result.compiled,
+                     "bf16": spec.bf16, "train_seconds": result.train_seconds,
+                     "threads": torch.get_num_threads()},
+        "probe": scores.as_dict(),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+        "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
+                     "python": platform.python_version()},
+    }
+    (path / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest

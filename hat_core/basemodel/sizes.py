@@ -1,0 +1,71 @@
+"""The named sizes of the embedded base model: tokenizer, architecture and training budget.
+
+`get_size("tiny")` returns a frozen `BaseSize`; an unknown name raises `ConfigError` listing the
+valid ones. A size plus a seed fully determines a build (see `build.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from hat_core.errors import ConfigError, Problem
+
+
+@dataclass(frozen=True)
+class BaseSize:
+    """Everything a build needs besides the seed."""
+
+    name: str
+    vocab_size: int
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    max_position_embeddings: int
+    seq_len: int
+    batch_size: int
+    steps: int
+    lr: float
+    warmup_steps: int
+    tokenizer_docs: int
+    corpus_docs: int
+    compile: bool
+    bf16: bool
+    probe_n: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+SIZES: dict[str, BaseSize] = {
+    "test": BaseSize(
+        name="test", vocab_size=768, hidden_size=64, num_layers=2, num_heads=2, num_kv_heads=1,
+        head_dim=32, intermediate_size=192, max_position_embeddings=2048, seq_len=512,
+        batch_size=4, steps=30, lr=3e-3, warmup_steps=5, tokenizer_docs=300, corpus_docs=200,
+        compile=False, bf16=False, probe_n=4,
+    ),
+    "tiny": BaseSize(
+        name="tiny", vocab_size=2048, hidden_size=128, num_layers=4, num_heads=4, num_kv_heads=2,
+        head_dim=32, intermediate_size=384, max_position_embeddings=2048, seq_len=768,
+        batch_size=8, steps=1200, lr=2e-3, warmup_steps=100, tokenizer_docs=3000,
+        corpus_docs=16000, compile=True, bf16=True, probe_n=40,
+    ),
+    "small": BaseSize(
+        name="small", vocab_size=4096, hidden_size=256, num_layers=6, num_heads=4, num_kv_heads=2,
+        head_dim=64, intermediate_size=768, max_position_embeddings=4096, seq_len=1024,
+        batch_size=8, steps=6000, lr=1.5e-3, warmup_steps=200, tokenizer_docs=6000,
+        corpus_docs=60000, compile=True, bf16=True, probe_n=100,
+    ),
+}
+
+
+def get_size(name: str) -> BaseSize:
+    """The size called `name`; `ConfigError` listing the valid names otherwise."""
+    if name not in SIZES:
+        raise ConfigError(
+            f"unknown base model size {name!r}",
+            [Problem("size", f"valid sizes: {', '.join(SIZES)}")],
+        )
+    return SIZES[name]

@@ -1,0 +1,77 @@
+"""The base model's byte-level BPE tokenizer, trained on the project's own corpus.
+
+`train_tokenizer(texts, vocab_size)` returns a `PreTrainedTokenizerFast` whose chat template is
+TRL's `qwen3.jinja` byte for byte (read from the installed trl package), with the Qwen3 special
+and added tokens. `load_tokenizer(path)` loads a saved one with left padding, which
+`save_pretrained` does not keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+PAD = "<|endoftext|>"
+BOS = "<|im_start|>"
+EOS = "<|im_end|>"
+SPECIAL_TOKENS = (PAD, BOS, EOS)
+# TRL parses tool calls and reasoning by these strings: they must stay non-special so that
+# decoding with skip_special_tokens=True keeps them.
+MARKUP_TOKENS = ("<think>", "</think>", "<tool_call>", "</tool_call>",
+                 "<tool_response>", "</tool_response>")
+
+
+def qwen3_chat_template() -> str:
+    """TRL's `chat_templates/qwen3.jinja`, exactly as installed."""
+    return resources.files("trl").joinpath("chat_templates/qwen3.jinja").read_text("utf-8")
+
+
+def _strip_markup(text: str) -> str:
+    for token in SPECIAL_TOKENS + MARKUP_TOKENS:
+        text = text.replace(token, " ")
+    return text
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """Train a byte-level BPE of `vocab_size` on `texts` and wrap it for transformers.
+
+    Markup and special tokens are removed from the training text and added whole afterwards,
+    so BPE never spends merges on them. Deterministic for the same texts.
+    """
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size - len(SPECIAL_TOKENS) - len(MARKUP_TOKENS),
+        min_frequency=2,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+        max_token_length=12,
+    )
+    tok.train_from_iterator((_strip_markup(t) for t in texts), trainer=trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in MARKUP_TOKENS])
+    return wrap_tokenizer(tok)
+
+
+def wrap_tokenizer(tok: Tokenizer) -> PreTrainedTokenizerFast:
+    """A transformers tokenizer around `tok` with the Qwen3 chat template and token roles."""
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token=EOS,
+        pad_token=PAD,
+        padding_side="left",
+        model_max_length=4096,
+        clean_up_tokenization_spaces=False,
+    )
+    fast.chat_template = qwen3_chat_template()
+    return fast
+
+
+def load_tokenizer(path: str | Path) -> PreTrainedTokenizerFast:
+    """Load a saved tokenizer with `padding_side="left"` (generation and TRL need it)."""
+    return AutoTokenizer.from_pretrained(str(path), padding_side="left")

@@ -1,0 +1,109 @@
+"""Building, caching and loading the base model (the `test` size)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+import torch
+from basemodel_threads import one_thread
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from hat_core.basemodel import (
+    MANIFEST,
+    build_base_model,
+    check_model_dir,
+    config_hash,
+    get_size,
+    load_base,
+    qwen3_chat_template,
+)
+from hat_core.errors import ConfigError, NotFoundError
+
+
+def _weights_hash(model) -> str:
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def test_build_writes_a_loadable_chat_model(test_build):
+    path = test_build.path
+    model = AutoModelForCausalLM.from_pretrained(path)
+    tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left")
+    assert model.config.model_type == "qwen3" and model.config.tie_word_embeddings
+    assert tokenizer.chat_template == qwen3_chat_template()
+    prompt = tokenizer.apply_chat_template([{"role": "user", "content": "你好"}],
+                                           add_generation_prompt=True, return_tensors="pt",
+                                           return_dict=True)
+    out = model.generate(**prompt, max_new_tokens=5, do_sample=False)
+    assert out.shape[1] > prompt["input_ids"].shape[1]
+
+
+def test_manifest_records_the_build(test_build):
+    manifest = json.loads((test_build.path / MANIFEST).read_text())
+    assert manifest == test_build.manifest
+    assert manifest["config_hash"] == config_hash(get_size("test"), 0)
+    assert manifest["parameters"] > 0 and manifest["vocab_size"] > 500
+    assert manifest["training"]["steps"] == get_size("test").steps
+    assert {"tool_call_valid", "instruction_followed"} <= set(manifest["probe"])
+    assert set(manifest["versions"]) >= {"torch", "transformers"}
+
+
+def test_second_build_reuses_the_cache(test_build, base_cache, tmp_path):
+    again = build_base_model(tmp_path / "copy", size="test", seed=0,
+                             cache_dir=base_cache / "base-models")
+    assert again.reused
+    assert again.manifest == test_build.manifest
+    assert (tmp_path / "copy" / "model.safetensors").read_bytes() == \
+        (test_build.path / "model.safetensors").read_bytes()
+
+
+def test_same_seed_gives_identical_weights(test_build, tmp_path):
+    with one_thread():
+        fresh = build_base_model(tmp_path / "fresh", size="test", seed=0)
+    assert not fresh.reused
+    first, _ = load_base(test_build.path)
+    second, _ = load_base(fresh.path)
+    assert _weights_hash(first) == _weights_hash(second)
+
+
+def test_other_seed_gives_other_hash():
+    assert config_hash(get_size("test"), 0) != config_hash(get_size("test"), 1)
+    assert config_hash(get_size("test"), 0) != config_hash(get_size("tiny"), 0)
+
+
+def test_unknown_size_lists_the_valid_ones(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        build_base_model(tmp_path / "x", size="huge")
+    assert "tiny" in err.value.report()
+
+
+def test_refuses_to_overwrite_a_foreign_dir(tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="exists"):
+        build_base_model(tmp_path, size="test", seed=0)
+
+
+def test_load_base_missing_dir(tmp_path):
+    with pytest.raises(NotFoundError, match="does not exist"):
+        load_base(tmp_path / "nope")
+
+
+def test_load_base_incomplete_dir_lists_what_is_missing(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(ConfigError) as err:
+        load_base(tmp_path)
+    report = err.value.report()
+    assert "weights" in report and "tokenizer" in report and "\n  - config.json" not in report
+
+
+def test_load_base_returns_left_padding_tokenizer(test_build):
+    model, tokenizer = load_base(test_build.path)
+    assert check_model_dir(test_build.path) == []
+    assert tokenizer.padding_side == "left"
+    assert not model.training
+    assert isinstance(next(model.parameters()), torch.Tensor)
