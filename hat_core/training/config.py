@@ -1,0 +1,352 @@
+"""Typed configs of the three HAT stages: `SftStageConfig`, `OpdStageConfig`, `RlStageConfig`.
+
+Defaults < YAML (`load_stage_config(stage, path)`) < command-line overrides (dotted keys such as
+`{"lora.enabled": True, "max_steps": 4}`). Everything is validated up front and every problem is
+reported at once as a `ConfigError`: an unknown key lists the valid keys, an invalid choice lists
+the valid options, an input path that does not exist is named.
+
+    config = load_stage_config("sft", Path("examples/configs/sft_tiny.yaml"),
+                               {"base": "models/base"})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hat_core.errors import ConfigError, Problem
+from hat_core.sim.rewards import REWARDS
+
+DEVICES = ("auto", "cpu", "cuda")
+AGGREGATIONS = {"grpo": "sum_then_normalize", "gdpo": "normalize_then_sum"}
+SCALE_REWARDS = ("group", "batch", "none")
+REWARD_NAMES = tuple(REWARDS)  # the simulator's reward registry
+STAGES = ("sft", "opd", "rl")
+_BAD = object()  # a value that failed conversion: its problem is recorded, the default stays
+
+
+@dataclass(frozen=True)
+class LoraConfig:
+    """LoRA adapters (peft); the adapter is merged into the weights when the stage saves."""
+
+    enabled: bool = False
+    r: int = 8
+    alpha: int = 16
+    dropout: float = 0.05
+    target_modules: str = "all-linear"
+
+
+@dataclass(frozen=True)
+class TrackingConfig:
+    """MLflow; nothing is logged unless `uri` (or `hat train --tracking-uri`) is set."""
+
+    uri: str | None = None
+    experiment: str = "hat-train"
+    run_name: str | None = None
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    """The quick regression probe run after the stage: T1 episodes and IFE-P prompts."""
+
+    enabled: bool = True
+    harness: str = "examples/harnesses/v1.yaml"
+    t1_episodes: int = 4
+    ifeval_prompts: int = 4
+    ifeval_file: str = "examples/ifeval/hat_ifeval_small.jsonl"
+    max_new_tokens: int = 96
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    """What every stage shares: model dir in, model dir out, the optimiser loop, the device."""
+
+    base: str = ""
+    output_dir: str = ""
+    seed: int = 0
+    max_steps: int = 10
+    learning_rate: float = 1e-4
+    per_device_train_batch_size: int = 2
+    gradient_accumulation_steps: int = 1
+    warmup_steps: int = 0
+    logging_steps: int = 1
+    save_steps: int = 50
+    save_total_limit: int = 2
+    device: str = "auto"
+    bf16: bool | None = None
+    gradient_checkpointing: bool | None = None
+    num_threads: int | None = None
+    lora: LoraConfig = LoraConfig()
+    tracking: TrackingConfig = TrackingConfig()
+    probe: ProbeConfig = ProbeConfig()
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def hash(self) -> str:
+        """sha256 of the canonical JSON of the config (what makes two runs "the same")."""
+        text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SftStageConfig(StageConfig):
+    """HSA-SFT: `SFTTrainer` on TRL rows `{"messages", "tools"}`, assistant-only loss."""
+
+    dataset: str = ""
+    max_length: int = 1024
+    assistant_only_loss: bool = True
+    learning_rate: float = 2e-4
+
+
+@dataclass(frozen=True)
+class OpdStageConfig(StageConfig):
+    """General OPD: `DistillationTrainer`, teacher = the pre-SFT base, on general prompts."""
+
+    teacher: str = ""
+    prompts: str = "builtin"  # builtin | a JSONL file / dataset dir of prompt rows
+    prompts_size: int = 64
+    beta: float = 1.0  # 0 forward KL, 0.5 JSD, 1 reverse KL
+    max_completion_length: int = 64
+    temperature: float = 1.0
+    learning_rate: float = 5e-5
+    use_vllm: bool | None = None
+
+
+@dataclass(frozen=True)
+class RlStageConfig(StageConfig):
+    """HSA-RL: `GRPOTrainer` in the simulator under HSA variants of the training pool."""
+
+    harness: str = "examples/harnesses/v1.yaml"
+    hsa_config: str | None = None
+    variants: int = 4
+    include_original: bool = True
+    scenarios: int = 32
+    catalog_size: int = 24
+    single_turn_only: bool = True
+    scenario_kinds: tuple[str, ...] = ()  # empty: every kind (see docs/simulator.md)
+    rewards: dict[str, float] = field(default_factory=lambda: {
+        "accuracy": 1.0, "effectiveness": 1.0, "tool_rationality": 1.0,
+        "skill_selection": 1.0, "cot_length_penalty": 1.0})
+    aggregation: str = "gdpo"  # grpo | gdpo
+    scale_rewards: str = "group"
+    num_generations: int = 4
+    max_completion_length: int = 96
+    max_tool_calling_iterations: int = 3
+    beta: float = 0.0
+    temperature: float = 1.0
+    learning_rate: float = 1e-5
+    use_vllm: bool | None = None
+
+    @property
+    def multi_objective_aggregation(self) -> str:
+        return AGGREGATIONS[self.aggregation]
+
+
+CONFIGS: dict[str, type[StageConfig]] = {
+    "sft": SftStageConfig, "opd": OpdStageConfig, "rl": RlStageConfig}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "device": DEVICES, "aggregation": tuple(AGGREGATIONS), "scale_rewards": SCALE_REWARDS}
+INPUT_PATHS = ("base", "dataset", "teacher", "harness", "hsa_config")
+
+
+def config_class(stage: str) -> type[StageConfig]:
+    """The config class of `stage`; `ConfigError` listing the valid stages otherwise."""
+    if stage not in CONFIGS:
+        raise ConfigError(f"unknown stage {stage!r}",
+                          [Problem("stage", f"valid stages: {', '.join(STAGES)}")])
+    return CONFIGS[stage]
+
+
+def load_stage_config(stage: str, path: Path | None = None,
+                      overrides: Mapping[str, Any] | None = None, *,
+                      check_paths: bool = True) -> StageConfig:
+    """Defaults < the YAML file at `path` < `overrides` (dotted keys); validated."""
+    data: dict = {}
+    if path is not None:
+        data = _read_yaml(Path(path))
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            _set_dotted(data, key, value)
+    return build_stage_config(stage, data, check_paths=check_paths)
+
+
+def build_stage_config(stage: str, data: Mapping[str, Any], *,
+                       check_paths: bool = True) -> StageConfig:
+    """The typed config of `stage` from a plain mapping; every problem at once."""
+    cls = config_class(stage)
+    problems: list[Problem] = []
+    config = _build(cls, data, "", problems)
+    problems += _check_values(config, check_paths)
+    if problems:
+        raise ConfigError(f"invalid {stage} stage config", problems)
+    return config
+
+
+def _read_yaml(path: Path) -> dict:
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist", [Problem("--config", str(path))])
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML", [Problem(str(path), str(exc))]) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping", [Problem(str(path), "not a mapping")])
+    return data
+
+
+def _set_dotted(data: dict, key: str, value: Any) -> None:
+    *parents, leaf = key.split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+
+
+def _build(cls: type, data: Any, prefix: str, problems: list[Problem]):
+    if not isinstance(data, Mapping):
+        problems.append(Problem(prefix.rstrip(".") or "config", "must be a mapping"))
+        return cls()
+    hints = typing.get_type_hints(cls)
+    valid = [f.name for f in fields(cls)]
+    kwargs = {}
+    for key, value in data.items():
+        if key not in valid:
+            problems.append(Problem(f"{prefix}{key}",
+                                    f"unknown key; valid keys: {', '.join(valid)}"))
+            continue
+        converted = _convert(hints[key], value, f"{prefix}{key}", problems)
+        if converted is not _BAD:
+            kwargs[key] = converted
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        problems.append(Problem(prefix.rstrip(".") or "config", str(exc)))
+        return cls()
+
+
+def _convert(hint: Any, value: Any, where: str, problems: list[Problem]) -> Any:
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where + ".", problems)
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        hint = next(a for a in args if a is not type(None))
+        origin = typing.get_origin(hint)
+    if origin is tuple:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            problems.append(Problem(where, "must be a list"))
+            return _BAD
+        out = tuple(_scalar(str, v, f"{where}[{i}]", problems) for i, v in enumerate(value))
+        return tuple(v for v in out if v is not _BAD)
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            problems.append(Problem(where, "must be a mapping"))
+            return _BAD
+        out = {str(k): _scalar(float, v, f"{where}.{k}", problems) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v is not _BAD}
+    return _scalar(hint, value, where, problems)
+
+
+def _scalar(kind: type, value: Any, where: str, problems: list[Problem]) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+    elif kind in (int, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if kind is int and float(value) != int(value):
+                problems.append(Problem(where, f"must be an integer, got {value!r}"))
+            return kind(value)
+        if isinstance(value, str):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    elif kind is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+    problems.append(Problem(where, f"must be {kind.__name__}, got {value!r}"))
+    return _BAD
+
+
+def _check_values(config: StageConfig, check_paths: bool) -> list[Problem]:
+    problems = []
+    for key, options in CHOICES.items():
+        value = getattr(config, key, None)
+        if value is not None and value not in options:
+            problems.append(Problem(key, f"{value!r} is not valid; valid options: "
+                                         f"{', '.join(options)}"))
+    problems += _check_numbers(config)
+    if isinstance(config, RlStageConfig):
+        problems += _check_rewards(config.rewards)
+        problems += _check_kinds(config.scenario_kinds)
+    if not config.output_dir:
+        problems.append(Problem("output_dir", "required (the model directory this stage writes)"))
+    if check_paths:
+        problems += _check_paths(config)
+    return problems
+
+
+def _check_numbers(config: StageConfig) -> list[Problem]:
+    positive = ["max_steps", "per_device_train_batch_size", "gradient_accumulation_steps",
+                "logging_steps", "save_steps", "num_generations", "max_completion_length",
+                "max_length", "prompts_size", "scenarios"]
+    problems = [Problem(name, f"must be >= 1, got {getattr(config, name)}")
+                for name in positive
+                if hasattr(config, name) and getattr(config, name) < 1]
+    if config.learning_rate <= 0:
+        problems.append(Problem("learning_rate", "must be > 0"))
+    if isinstance(config, RlStageConfig) and config.num_generations < 2:
+        problems.append(Problem("num_generations", "GRPO needs at least 2 completions per group"))
+    if isinstance(config, OpdStageConfig) and not 0 <= config.beta <= 1:
+        problems.append(Problem("beta", "must be in [0, 1] (0 forward KL, 0.5 JSD, 1 reverse KL)"))
+    return problems
+
+
+def _check_rewards(rewards: Mapping[str, float]) -> list[Problem]:
+    problems = [Problem(f"rewards.{name}", f"unknown reward; valid rewards: "
+                                           f"{', '.join(REWARD_NAMES)}")
+                for name in rewards if name not in REWARD_NAMES]
+    if not rewards:
+        problems.append(Problem("rewards", f"name at least one of {', '.join(REWARD_NAMES)}"))
+    return problems
+
+
+def _check_kinds(kinds: tuple[str, ...]) -> list[Problem]:
+    from hat_core.sim.scenarios import KINDS
+
+    return [Problem(f"scenario_kinds[{i}]", f"{kind!r} is not valid; valid options: "
+                                            f"{', '.join(KINDS)}")
+            for i, kind in enumerate(kinds) if kind not in KINDS]
+
+
+def _check_paths(config: StageConfig) -> list[Problem]:
+    problems = []
+    for name in INPUT_PATHS:
+        if not hasattr(config, name):
+            continue
+        value = getattr(config, name)
+        if name in ("base", "dataset", "teacher") and not value:
+            problems.append(Problem(name, "required"))
+        elif value and not Path(value).exists():
+            problems.append(Problem(name, f"{value} does not exist"))
+    if isinstance(config, OpdStageConfig) and config.prompts != "builtin" \
+            and not Path(config.prompts).exists():
+        problems.append(Problem("prompts", f"{config.prompts} does not exist (or use 'builtin')"))
+    return problems

@@ -1,0 +1,104 @@
+"""HSA-RL: GRPO or GDPO in the live-stream simulator under HSA variants of the training pool.
+
+    result = run_rl(load_stage_config("rl", Path("examples/configs/rl_tiny.yaml")))
+    result.extra  # {"flat_groups": 3, "groups": 16, "flat_group_share": 0.1875, "pool": [...]}
+
+`GRPOTrainer` with the simulator as `environment_factory` (one environment per variant, see
+`rl_env.py`), one reward function per weighted reward (`rewards_adapter.py`, logged as
+`rewards/<name>/mean`), `multi_objective_aggregation` = `sum_then_normalize` (GRPO) or
+`normalize_then_sum` (GDPO), and the CoT length penalty as the negative `cot_length_penalty`
+reward. Groups whose rewards carry no signal are counted and reported.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+from hat_core.training.config import RlStageConfig
+from hat_core.training.device import resolve
+from hat_core.training.rewards_adapter import FlatGroups, reward_functions
+from hat_core.training.rl_env import (
+    environment_factories,
+    rl_rows,
+    select_scenarios,
+    use_harness_tool_schemas,
+    variant_pool,
+)
+from hat_core.training.rows import file_digest, rows_digest
+from hat_core.training.stage import (
+    Progress,
+    StageResult,
+    load_model,
+    peft_config,
+    run_stage,
+    setup,
+    tracking_for,
+    training_kwargs,
+)
+
+
+def rl_args(config: RlStageConfig, defaults):
+    """The `GRPOConfig` of a stage config."""
+    from trl import GRPOConfig
+
+    kwargs = training_kwargs(config, defaults)
+    # A generation batch must hold whole groups: at least one prompt's num_generations.
+    kwargs["per_device_train_batch_size"] = max(config.per_device_train_batch_size,
+                                                config.num_generations)
+    return GRPOConfig(
+        **kwargs, num_generations=config.num_generations,
+        max_completion_length=config.max_completion_length,
+        max_tool_calling_iterations=config.max_tool_calling_iterations,
+        reward_weights=list(config.rewards.values()),
+        multi_objective_aggregation=config.multi_objective_aggregation,
+        scale_rewards=config.scale_rewards, beta=config.beta, temperature=config.temperature,
+        use_vllm=resolve(config.use_vllm, defaults.use_vllm))
+
+
+def rl_data(config: RlStageConfig):
+    """`(pool, catalog, rows)`: the variant pool, the seeded catalog and the prompt rows."""
+    from hat_core.harness_io import load_harness
+    from hat_core.sim.batch import world
+
+    harness = load_harness(Path(config.harness))
+    pool = variant_pool(harness, config.variants, config.seed,
+                        include_original=config.include_original,
+                        hsa_config_path=config.hsa_config)
+    catalog, scenarios = world(config.seed, config.scenarios, size=config.catalog_size)
+    chosen = select_scenarios(scenarios, config.scenario_kinds, config.single_turn_only)
+    return pool, catalog, rl_rows(pool, chosen, random.Random(config.seed))
+
+
+def build_rl_trainer(config: RlStageConfig, defaults):
+    """`(trainer, tokenizer, flat group counter, data info)` ready to train."""
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    pool, catalog, rows = rl_data(config)
+    model, tokenizer = load_model(config.base, defaults, config)
+    flat = FlatGroups(config.num_generations, config.rewards, config.aggregation)
+    trainer = GRPOTrainer(
+        model=model, reward_funcs=reward_functions(config.rewards, flat),
+        args=rl_args(config, defaults), train_dataset=Dataset.from_list(rows),
+        processing_class=tokenizer, peft_config=peft_config(config),
+        environment_factory=environment_factories(pool, catalog))
+    use_harness_tool_schemas(trainer, pool)
+    info = {"pool": [{"name": e.name, "harness_hash": e.binding.harness_hash} for e in pool],
+            "rows": len(rows), "rows_hash": rows_digest(rows)}
+    return trainer, tokenizer, flat, info
+
+
+def run_rl(config: RlStageConfig, *, tracking=None, progress: Progress | None = None,
+           resume: bool = False) -> StageResult:
+    """Run HSA-RL: `config.base` -> `config.output_dir`."""
+    defaults = setup(config)
+    trainer, tokenizer, flat, info = build_rl_trainer(config, defaults)
+    hashes = {"harness": file_digest(config.harness), "rl_rows": info["rows_hash"]}
+    return run_stage("rl", trainer, tokenizer, config, resume=resume,
+                     tracking=tracking_for(config, "rl", tracking), dataset_hashes=hashes,
+                     progress=progress,
+                     extra=lambda: flat.summary() | {"pool": info["pool"], "rows": info["rows"]})
+

@@ -1,0 +1,220 @@
+"""What every stage shares: loading the model, TRL arguments, resume, saving, the result.
+
+A stage reads a model directory (`config.base`) and writes one (`config.output_dir`):
+checkpoints go to `<output_dir>/checkpoints/checkpoint-N` (what `--resume` continues from), the
+final model (LoRA merged), its tokenizer and `hat_stage.json` (stage, config, hashes, metrics,
+probe) to `<output_dir>` itself, loadable by `AutoModelForCausalLM.from_pretrained`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
+
+from hat_core.errors import ConfigError, NotFoundError, Problem
+from hat_core.training.config import StageConfig
+from hat_core.training.device import DeviceDefaults, device_defaults, resolve
+
+MANIFEST = "hat_stage.json"
+Progress = Callable[[str, dict], None]
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """What a finished stage reports."""
+
+    stage: str
+    output_dir: Path
+    steps: int
+    metrics: dict[str, float]
+    history: list[dict] = field(default_factory=list)
+    resumed_from: str | None = None
+    probe: dict | None = None
+    run_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["output_dir"] = str(self.output_dir)
+        return data
+
+
+def checkpoint_dir(config: StageConfig) -> Path:
+    return Path(config.output_dir) / "checkpoints"
+
+
+def last_checkpoint(config: StageConfig) -> str | None:
+    """The newest `checkpoint-N` under the stage's checkpoint dir, or None."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    folder = checkpoint_dir(config)
+    return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+
+
+def setup(config: StageConfig) -> DeviceDefaults:
+    """Device defaults and, when asked, the torch thread count."""
+    import torch
+
+    if config.num_threads:
+        torch.set_num_threads(config.num_threads)
+    return device_defaults(config.device)
+
+
+def load_model(path: str, defaults: DeviceDefaults, config: StageConfig):
+    """`(model, tokenizer)` of a model directory, in bf16 on GPU and fp32 on CPU."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from hat_core.basemodel import check_model_dir, load_tokenizer
+
+    folder = Path(path)
+    if not folder.is_dir():
+        raise NotFoundError(f"model directory {folder} does not exist", [
+            Problem("base", "build one with `hat base build` or pass a model dir")])
+    problems = check_model_dir(folder)
+    if problems:
+        raise ConfigError(f"{folder} is not a usable model directory", problems)
+    dtype = torch.bfloat16 if resolve(config.bf16, defaults.bf16) else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
+    return model, load_tokenizer(folder)
+
+
+def training_kwargs(config: StageConfig, defaults: DeviceDefaults) -> dict:
+    """The arguments every TRL config of ours shares."""
+    kwargs = dict(
+        output_dir=str(checkpoint_dir(config)), max_steps=config.max_steps,
+        learning_rate=config.learning_rate,
+        per_device_train_batch_size=config.per_device_train_batch_size,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        warmup_steps=config.warmup_steps, logging_steps=config.logging_steps,
+        save_strategy="steps", save_steps=config.save_steps,
+        save_total_limit=config.save_total_limit, seed=config.seed,
+        bf16=resolve(config.bf16, defaults.bf16),
+        use_cpu=defaults.device == "cpu", report_to="none", disable_tqdm=True,
+    )
+    # Passed only when on: transformers 5.23 warns about the name whenever it is set.
+    if resolve(config.gradient_checkpointing, defaults.gradient_checkpointing):
+        kwargs["gradient_checkpointing"] = True
+    return kwargs
+
+
+def peft_config(config: StageConfig):
+    """A peft `LoraConfig` when LoRA is enabled, else None (full fine-tune)."""
+    if not config.lora.enabled:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(r=config.lora.r, lora_alpha=config.lora.alpha,
+                      lora_dropout=config.lora.dropout, target_modules=config.lora.target_modules,
+                      task_type="CAUSAL_LM")
+
+
+class ProgressCallback(TrainerCallback):
+    """Calls `progress("step", {...log record, "step": n, "max_steps": m})` on every log."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if logs:
+            self.progress("step", {"step": state.global_step, "max_steps": state.max_steps}
+                          | dict(logs))
+
+
+def callbacks(tracking, progress: Progress | None) -> list[TrainerCallback]:
+    out = [tracking.callback()] if tracking is not None else []
+    return out + ([ProgressCallback(progress)] if progress else [])
+
+
+def tracking_for(config: StageConfig, stage: str, tracking):
+    """The caller's tracking, else one from `config.tracking.uri`, else None."""
+    if tracking is not None or not config.tracking.uri:
+        return tracking
+    from hat_core.training.tracking import StageTracking
+
+    return StageTracking(config.tracking.uri, config.tracking.experiment, stage,
+                         config.tracking.run_name)
+
+
+def train(trainer, config: StageConfig, resume: bool) -> tuple[Any, str | None]:
+    """`trainer.train()`, from the last checkpoint when `resume` and one exists."""
+    checkpoint = last_checkpoint(config) if resume else None
+    return trainer.train(resume_from_checkpoint=checkpoint), checkpoint
+
+
+def save_model(trainer, tokenizer, output_dir: Path):
+    """The final weights (LoRA merged into them) and the tokenizer, as a plain model dir;
+    returns the saved (merged) model."""
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
+    model.save_pretrained(str(output_dir))
+    tokenizer.save_pretrained(str(output_dir))
+    return model
+
+
+def run_stage(stage: str, trainer, tokenizer, config: StageConfig, *, resume: bool,
+              tracking, dataset_hashes: dict[str, str], progress: Progress | None,
+              extra: Callable[[], dict] | None = None) -> StageResult:
+    """Train, save, probe, write the manifest, log to tracking: the tail of every stage."""
+    if tracking is not None:
+        tracking.start(config, dataset_hashes)
+    for callback in callbacks(tracking, progress):
+        trainer.add_callback(callback)
+    if progress is not None:  # the caller shows progress; drop TRL's raw log-dict printing
+        from transformers import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
+    try:
+        started = time.perf_counter()
+        output, resumed_from = train(trainer, config, resume)
+        wall = time.perf_counter() - started
+        output_dir = Path(config.output_dir)
+        model = save_model(trainer, tokenizer, output_dir)
+        probe = _probe(model, tokenizer, config, progress)
+        result = StageResult(
+            stage=stage, output_dir=output_dir, steps=trainer.state.global_step,
+            metrics=dict(output.metrics) | {"wall_seconds": round(wall, 3)},
+            history=list(trainer.state.log_history), resumed_from=resumed_from, probe=probe,
+            run_id=tracking.run_id if tracking is not None else None,
+            extra=extra() if extra else {})
+        write_manifest(result, config, dataset_hashes)
+        if tracking is not None:
+            tracking.finish(result)
+    except BaseException:
+        if tracking is not None:
+            tracking.fail()
+        raise
+    return result
+
+
+def _probe(model, tokenizer, config: StageConfig, progress: Progress | None) -> dict | None:
+    if not config.probe.enabled:
+        return None
+    from hat_core.training.probe import run_probe
+
+    if progress:
+        progress("probe", {})
+    return run_probe(model, tokenizer, config.probe).to_dict()
+
+
+def write_manifest(result: StageResult, config: StageConfig,
+                   dataset_hashes: dict[str, str]) -> None:
+    data = {"stage": result.stage, "config": config.to_dict(), "config_hash": config.hash(),
+            "dataset_hashes": dataset_hashes, "steps": result.steps, "metrics": result.metrics,
+            "resumed_from": result.resumed_from, "probe": result.probe, "extra": result.extra,
+            "run_id": result.run_id}
+    (result.output_dir / MANIFEST).write_text(
+        json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+
+
+def read_manifest(output_dir: str | Path) -> dict | None:
+    """The `hat_stage.json` of a stage's output dir, or None."""
+    file = Path(output_dir) / MANIFEST
+    return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else None

@@ -1,0 +1,81 @@
+"""Resume after an interruption continues from the last checkpoint; MLflow tracking records
+params, hashes, per-step metrics (each reward too) and the output directory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hat_core.training import load_stage_config
+from hat_core.training.rl import run_rl
+from hat_core.training.sft import run_sft
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _interrupt_at(step: int, seen: list[int]):
+    def progress(event: str, info: dict) -> None:
+        if event == "step" and "loss" in info:
+            seen.append(info["step"])
+            if info["step"] == step:
+                raise Interrupted(f"killed at step {step}")
+
+    return progress
+
+
+def test_sft_resumes_from_its_last_checkpoint(sft_overrides):
+    config = load_stage_config("sft", None, sft_overrides | {"max_steps": 4, "save_steps": 2})
+    first: list[int] = []
+    with pytest.raises(Interrupted):
+        run_sft(config, progress=_interrupt_at(3, first))
+    checkpoints = config.output_dir + "/checkpoints"
+    assert first == [1, 2, 3]
+    second: list[int] = []
+    result = run_sft(config, resume=True, progress=_interrupt_at(99, second))
+    assert result.resumed_from.endswith("checkpoint-2")
+    assert second == [3, 4] and result.steps == 4
+    state = json.loads(open(f"{checkpoints}/checkpoint-4/trainer_state.json").read())
+    assert state["global_step"] == 4
+
+
+def test_resume_without_a_checkpoint_starts_from_zero(sft_overrides):
+    config = load_stage_config("sft", None, sft_overrides)
+    result = run_sft(config, resume=True)
+    assert result.resumed_from is None and result.steps == 2
+
+
+@pytest.fixture(scope="module")
+def mlflow_uri(tmp_path_factory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('mlflow') / 'mlflow.db'}"
+
+
+def test_rl_stage_is_tracked_in_mlflow(rl_overrides, mlflow_uri):
+    from mlflow.tracking import MlflowClient
+
+    config = load_stage_config("rl", None, rl_overrides | {"tracking.uri": mlflow_uri,
+                                                           "tracking.experiment": "t"})
+    result = run_rl(config)
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    run = client.get_run(result.run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.params["config_hash"] == config.hash()
+    assert run.data.params["aggregation"] == "gdpo"
+    assert run.data.tags["hat.stage"] == "rl" and "hat.dataset.rl_rows" in run.data.tags
+    for name in config.rewards:
+        history = client.get_metric_history(result.run_id, f"rewards/{name}/mean")
+        assert [m.step for m in history] == [1, 2]
+    assert [m.step for m in client.get_metric_history(result.run_id, "flat_groups/share")] \
+        == [1, 2]
+    assert "global_step" in run.data.metrics
+    artifacts = {a.path for a in client.list_artifacts(result.run_id, "model")}
+    assert {"model/config.json", "model/hat_stage.json", "model/model.safetensors"} <= artifacts
+    assert "model/checkpoints" not in artifacts
+    assert "config.json" in {a.path for a in client.list_artifacts(result.run_id)}
+
+
+def test_no_tracking_uri_means_no_run(sft_overrides):
+    result = run_sft(load_stage_config("sft", None, sft_overrides))
+    assert result.run_id is None

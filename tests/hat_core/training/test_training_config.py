@@ -1,0 +1,121 @@
+"""Stage configs: defaults < YAML < overrides, and every invalid value rejected with the
+valid keys or options listed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hat_core.errors import ConfigError
+from hat_core.training import load_stage_config
+from hat_core.training.config import (
+    REWARD_NAMES,
+    RlStageConfig,
+    SftStageConfig,
+    build_stage_config,
+)
+from hat_core.training.device import device_defaults, resolve
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _problems(excinfo) -> str:
+    return "\n".join(str(p) for p in excinfo.value.problems)
+
+
+def test_defaults_yaml_then_overrides(tmp_path):
+    path = tmp_path / "sft.yaml"
+    path.write_text("max_steps: 7\nlearning_rate: 0.001\nlora: {enabled: true, r: 4}\n"
+                    "output_dir: out\n")
+    config = load_stage_config("sft", path, {"max_steps": 3, "lora.alpha": "8"},
+                               check_paths=False)
+    assert isinstance(config, SftStageConfig)
+    assert (config.max_steps, config.learning_rate) == (3, 0.001)
+    assert (config.lora.enabled, config.lora.r, config.lora.alpha) == (True, 4, 8)
+    assert config.max_length == SftStageConfig().max_length
+
+
+def test_unknown_keys_list_the_valid_keys(tmp_path):
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("sft", {"output_dir": "o", "max_step": 3, "lora": {"rank": 4}},
+                           check_paths=False)
+    text = _problems(excinfo)
+    assert "max_step: unknown key; valid keys:" in text and "max_steps" in text
+    assert "lora.rank: unknown key; valid keys: enabled, r, alpha" in text
+
+
+def test_invalid_choices_list_the_valid_options():
+    data = {"output_dir": "o", "aggregation": "ppo", "device": "tpu", "scale_rewards": "x",
+            "rewards": {"accuracy": 1, "speed": 1}, "scenario_kinds": ["price", "weather"]}
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("rl", data, check_paths=False)
+    text = _problems(excinfo)
+    assert "aggregation: 'ppo' is not valid; valid options: grpo, gdpo" in text
+    assert "device: 'tpu' is not valid; valid options: auto, cpu, cuda" in text
+    assert "scale_rewards: 'x' is not valid; valid options: group, batch, none" in text
+    assert f"rewards.speed: unknown reward; valid rewards: {', '.join(REWARD_NAMES)}" in text
+    assert "scenario_kinds[1]: 'weather' is not valid; valid options: product_fact" in text
+
+
+def test_bad_types_numbers_and_missing_paths_all_at_once(tmp_path):
+    data = {"output_dir": "o", "max_steps": "many", "num_generations": 1,
+            "base": str(tmp_path / "nope"), "harness": str(tmp_path / "h.yaml")}
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("rl", data)
+    text = _problems(excinfo)
+    assert "max_steps: must be int" in text
+    assert "num_generations: GRPO needs at least 2" in text
+    assert f"base: {tmp_path / 'nope'} does not exist" in text
+    assert "h.yaml does not exist" in text
+
+
+def test_unknown_stage_lists_stages():
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("dpo", {})
+    assert "valid stages: sft, opd, rl" in _problems(excinfo)
+
+
+def test_required_inputs_and_output():
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("opd", {})
+    text = _problems(excinfo)
+    assert "output_dir: required" in text and "teacher: required" in text
+
+
+def test_aggregation_maps_to_trl():
+    assert RlStageConfig(aggregation="gdpo").multi_objective_aggregation == "normalize_then_sum"
+    assert RlStageConfig(aggregation="grpo").multi_objective_aggregation == "sum_then_normalize"
+
+
+def test_config_hash_is_stable_and_sensitive():
+    a = build_stage_config("sft", {"output_dir": "o"}, check_paths=False)
+    b = build_stage_config("sft", {"output_dir": "o"}, check_paths=False)
+    c = build_stage_config("sft", {"output_dir": "o", "seed": 1}, check_paths=False)
+    assert a.hash() == b.hash() != c.hash()
+
+
+@pytest.mark.parametrize("name", ["sft_tiny", "sft_gpu", "opd_tiny", "opd_gpu", "rl_tiny",
+                                  "rl_gpu"])
+def test_example_configs_parse(name):
+    stage = name.split("_")[0]
+    config = load_stage_config(stage, ROOT / "examples" / "configs" / f"{name}.yaml",
+                               check_paths=False)
+    assert config.output_dir
+
+
+def test_cpu_defaults_turn_gpu_features_off():
+    defaults = device_defaults("cpu")
+    assert (defaults.bf16, defaults.gradient_checkpointing, defaults.use_vllm) == (
+        False, False, False)
+    assert resolve(None, defaults.bf16) is False and resolve(True, False) is True
+
+
+def test_cuda_without_gpu_is_a_config_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(ConfigError) as excinfo:
+        device_defaults("cuda")
+    assert "valid options here: auto, cpu" in _problems(excinfo)
