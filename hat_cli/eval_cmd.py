@@ -1,4 +1,8 @@
-"""`hat eval ...`: score IFEval responses and BFCL-format tool calls; run named suites."""
+"""`hat eval ...`: score IFEval responses and BFCL-format tool calls; run named suites.
+
+`hat eval MODEL --suites ...` is short for `hat eval run MODEL --suites ...` (the contract in
+architecture.md): a first argument that is not a subcommand is taken as `run`'s MODEL.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,24 @@ import os
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError
 from hat_core.evaluation.jsonl import write_jsonl
 
-app = typer.Typer(help="Offline evaluation: IFEval, tool-call matching, named suites.",
-                  no_args_is_help=True)
+class _RunByDefault(TyperGroup):
+    """A group whose first non-option argument, when not a subcommand, means `run`."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["run", *args]
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(help="Offline evaluation: IFEval, tool-call matching, named suites. "
+                       "`hat eval MODEL --suites ...` runs suites (same as `hat eval run`).",
+                  no_args_is_help=True, cls=_RunByDefault)
 
 NLTK_DATA = typer.Option(None, "--nltk-data",
                          help="nltk data root with tokenizers/punkt_tab/english "
@@ -84,34 +99,214 @@ def score_tool_calls(
         typer.echo(f"candidate for unknown id {cid!r}", err=True)
 
 
+MODEL_HELP = ("a local model directory, an endpoint URL (with --model-name), `oracle`, or "
+              "`memorising:HARNESS_FILE` (the oracle of a fixed harness)")
+
+
 @app.command("run")
 @exits_on_error
 def run(
-    model: str = typer.Argument(..., help="a local model directory or an endpoint URL"),
-    suites: str = typer.Option("ifeval", "--suites", help="comma-separated suite names"),
-    out: Path = typer.Option(Path("report.json"), "--out", help="report JSON (+ .md beside)"),
-    harness: Path | None = typer.Option(None, "--harness", help="harness file"),
+    model: str = typer.Argument(..., help=MODEL_HELP),
+    suites: str = typer.Option("ifeval", "--suites",
+                               help="comma-separated: t1,t2,ifeval,tool_robustness,"
+                                    "prompt_robustness,cot_length,tool_calls"),
+    out: Path = typer.Option(Path("report.json"), "--out",
+                             help="report JSON (+ .md and .cases.jsonl beside)"),
+    harness: str | None = typer.Option(None, "--harness",
+                                       help="harness file or stored version (N, LINE:N)"),
     served_model: str | None = typer.Option(None, "--model-name",
                                             help="model name at the endpoint"),
     limit: int | None = typer.Option(None, "--limit", min=1, help="items per suite"),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1),
     nltk_data: Path | None = NLTK_DATA,
+    episodes: int = typer.Option(30, "--episodes", min=1, help="held-out scenarios"),
+    variants: int = typer.Option(4, "--variants", min=1, help="held-out HSA variants (t2)"),
+    robustness_variants: int = typer.Option(2, "--robustness-variants", min=1,
+                                            help="variants per robustness family"),
+    seed: int = typer.Option(0, "--seed", help="evaluation world and variant seed"),
+    max_steps: int = typer.Option(6, "--max-steps", min=1,
+                                  help="assistant messages per viewer turn"),
+    bfcl_questions: Path | None = typer.Option(None, "--bfcl-questions",
+                                               help="BFCL-format questions (tool_calls)"),
+    bfcl_answers: Path | None = typer.Option(None, "--bfcl-answers",
+                                             help="BFCL possible answers (tool_calls)"),
+    bad_cases_out: Path | None = typer.Option(None, "--bad-cases-out",
+                                              help="bad cases JSONL (default: beside --out)"),
+    store: bool = typer.Option(False, "--store",
+                               help="also queue bad cases in the SQL store for review"),
+    model_version_id: int | None = typer.Option(None, "--model-version-id",
+                                                help="store id of the evaluated model"),
+    mlflow_uri: str | None = typer.Option(None, "--mlflow-uri",
+                                          help="log to MLflow (default: $HAT_MLFLOW_TRACKING_URI "
+                                               "when set, else no logging)"),
 ) -> None:
-    """Run named suites on a model and write a JSON report and a markdown summary."""
+    """Run named suites on a model; write a JSON report, a markdown summary, per-case rows
+    and the bad cases."""
+    from hat_core.evaluation.evaluate import EvalOptions, evaluate
     from hat_core.evaluation.registry import get_suite
-    from hat_core.evaluation.report import EvalReport, write_report
-    from hat_core.harness_io import load_harness
 
-    chosen = [get_suite(name.strip()) for name in suites.split(",") if name.strip()]
-    h = load_harness(harness) if harness else None
-    backend = _backend(model, served_model)
-    results = tuple(s.run(backend, h, nltk_data=nltk_data_dir(nltk_data), limit=limit,
-                          max_tokens=max_tokens) for s in chosen)
-    report = EvalReport(model, h.content_hash() if h else None, results)
+    names = [n.strip() for n in suites.split(",") if n.strip()]
+    for name in names:  # unknown names fail before any file is written
+        get_suite(name)
+    h = _harness(harness)
+    options = EvalOptions(episodes=episodes, variants=variants,
+                          robustness_variants=robustness_variants, seed=seed,
+                          max_steps=max_steps, max_tokens=max_tokens, limit=limit,
+                          nltk_data=nltk_data_dir(nltk_data), bfcl_questions=bfcl_questions,
+                          bfcl_answers=bfcl_answers)
+    policy = _model(model, served_model, max_tokens)
+    bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
+    sink = _sink(bad_path, store, harness, h, model_version_id)
+    try:
+        with _progress_bar() as progress:
+            report = evaluate(policy, h, names, options, model_name=model,
+                              progress=progress, bad_cases=sink)
+    finally:
+        sink.close()
+    _finish(report, out, bad_path, sink, mlflow_uri)
+
+
+def _harness(arg: str | None):
+    from hat_cli.harness_args import load_harness_arg
+
+    return load_harness_arg(arg) if arg else None
+
+
+def _sink(path: Path, store: bool, harness_arg: str | None, harness, model_version_id):
+    from hat_core.evaluation.badcases import JsonlBadCaseSink, TeeBadCaseSink
+
+    sinks = []
+    if store:
+        from hat_cli.badcase_sink import StoreBadCaseSink, stored_version_id
+        from hat_cli.db_cmd import open_store
+
+        if harness is None:
+            raise ConfigError("--store files bad cases under a harness version: give --harness")
+        sessions = open_store()
+        sinks.append(StoreBadCaseSink(sessions, model_version_id=model_version_id,
+                                      harness_version_id=stored_version_id(
+                                          sessions, harness_arg, harness)))
+    return TeeBadCaseSink([JsonlBadCaseSink(path), *sinks])
+
+
+def _finish(report, out: Path, bad_path: Path, sink, mlflow_uri: str | None) -> None:
+    from hat_core.evaluation.evaluate import write_cases
+    from hat_core.evaluation.report import write_report
+
     json_path, md_path = write_report(report, out)
-    for r in results:
+    cases_path = write_cases(report, out.with_suffix(".cases.jsonl"))
+    _summary_table(report)
+    n_bad = sink.sinks[0].count
+    stored = sum(len(getattr(s, "ids", ())) for s in sink.sinks[1:])
+    typer.echo(f"bad cases: {n_bad} in {bad_path}" + (f", {stored} queued in the store"
+                                                       if len(sink.sinks) > 1 else ""))
+    uri = mlflow_uri or _configured_mlflow()
+    if uri:
+        from hat_core.evaluation.tracking import log_report
+
+        run_id = log_report(report, uri=uri, artifacts=[json_path, md_path, cases_path])
+        typer.echo(f"mlflow run {run_id}")
+    typer.echo(f"wrote {json_path}, {md_path} and {cases_path}")
+
+
+def _configured_mlflow() -> str | None:
+    from hat_core.settings import load_settings
+
+    return load_settings().mlflow_tracking_uri
+
+
+def _progress_bar():
+    """A context manager yielding `progress(suite, done, total)` drawn as rich bars."""
+    import contextlib
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    @contextlib.contextmanager
+    def bar():
+        tasks: dict[str, int] = {}
+        with Progress(TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(),
+                      console=Console(stderr=True), transient=False) as p:
+            def update(suite: str, done: int, total: int) -> None:
+                if suite not in tasks:
+                    tasks[suite] = p.add_task(suite, total=total)
+                p.update(tasks[suite], completed=done, total=total)
+            yield update
+    return bar()
+
+
+def _summary_table(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"evaluation of {report.model}")
+    for col in ("suite", "metric", "value"):
+        table.add_column(col)
+    for r in report.suites:
+        for k, v in r.metrics.items():
+            table.add_row(r.suite, k, f"{v:.3f}")
+    Console(width=100).print(table)
+    for r in report.suites:
         typer.echo(f"{r.suite}: " + "  ".join(f"{k}={v:.3f}" for k, v in r.metrics.items()))
-    typer.echo(f"wrote {json_path} and {md_path}")
+
+
+@app.command("edit-check")
+@exits_on_error
+def edit_check_cmd(
+    old: str = typer.Option(..., "--old", help="harness before the edit (file or version)"),
+    new: str = typer.Option(..., "--new", help="harness after the edit (file or version)"),
+    before: str = typer.Option(..., "--before", help="model before retraining: " + MODEL_HELP),
+    after: str = typer.Option(..., "--after", help="model after retraining: " + MODEL_HELP),
+    served_model: str | None = typer.Option(None, "--model-name",
+                                            help="model name at an endpoint"),
+    episodes: int = typer.Option(30, "--episodes", min=1, help="held-out scenarios"),
+    seed: int = typer.Option(0, "--seed"),
+    max_tokens: int = typer.Option(512, "--max-tokens", min=1),
+    out: Path | None = typer.Option(None, "--out", help="write the check as JSON"),
+    bad_cases_out: Path | None = typer.Option(None, "--bad-cases-out",
+                                              help="bad cases of both models (JSONL)"),
+) -> None:
+    """Bad-case rate on the new harness before and after retraining, and its reduction."""
+    import json
+
+    from hat_core.evaluation.badcases import JsonlBadCaseSink
+    from hat_core.evaluation.edit_check import edit_check
+
+    sink = JsonlBadCaseSink(bad_cases_out) if bad_cases_out else None
+    try:
+        with _progress_bar() as progress:
+            check = edit_check(_harness(old), _harness(new),
+                               before=_model(before, served_model, max_tokens),
+                               after=_model(after, served_model, max_tokens),
+                               episodes=episodes, seed=seed, max_tokens=max_tokens,
+                               progress=progress, bad_cases=sink)
+    finally:
+        if sink is not None:
+            sink.close()
+    red = check.relative_reduction
+    typer.echo(f"bad-case rate before {_pct(check.before_rate)} ({check.before.bad}/"
+               f"{check.before.cases})   after {_pct(check.after_rate)} ({check.after.bad}/"
+               f"{check.after.cases})   relative reduction "
+               f"{_pct(red) if red is not None else '- (no bad case before)'}")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(check.to_dict(), ensure_ascii=False, indent=2) + "\n",
+                       encoding="utf-8")
+        typer.echo(f"wrote {out}")
+
+
+def _model(model: str, served_model: str | None, max_tokens: int):
+    """The model argument as a simulator policy (see MODEL_HELP)."""
+    from hat_core.evaluation.policy import BackendPolicy
+    from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
+
+    if model == "oracle":
+        return OraclePolicy()
+    if model.startswith("memorising:"):
+        from hat_core.harness_io import load_harness
+
+        return MemorisingPolicy(load_harness(model.split(":", 1)[1]))
+    return BackendPolicy(_backend(model, served_model), max_tokens=max_tokens)
 
 
 def _backend(model: str, served_model: str | None):

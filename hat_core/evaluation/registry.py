@@ -1,10 +1,15 @@
 """Named evaluation suites: the `Suite` protocol, `SuiteResult` and the `SUITES` registry.
 
-A suite runs a model (an `InferenceBackend`) under a harness and returns headline metrics plus
-per-item rows. Register more with `register(suite)`; `get_suite(name)` lists the valid names
-when a name is unknown.
+A suite runs a model under a harness and returns headline metrics plus per-item rows. The
+model is an `InferenceBackend` (`ifeval`, `tool_calls`) or, for the simulator suites (`t1`,
+`t2`, `tool_robustness`, `prompt_robustness`, `cot_length`), any sim `Policy` too (a backend
+is wrapped in `policy.BackendPolicy`). Every suite accepts `limit` and `max_tokens`.
+Register more with `register(suite)`; `get_suite(name)` lists the valid names when a name is
+unknown. `evaluate.evaluate(...)` runs several at once (T1 cases shared with `t2` and
+`cot_length`).
 
     result = get_suite("ifeval").run(backend, None, nltk_data=Path("nltk_data"), limit=20)
+    result = get_suite("t2").run(OraclePolicy(), harness, episodes=30, variants=4)
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ class SuiteResult:
 class Suite(Protocol):
     name: str
 
-    def run(self, model: InferenceBackend, harness: Harness | None, **options) -> SuiteResult:
+    def run(self, model, harness: Harness | None, **options) -> SuiteResult:
+        """`model`: an `InferenceBackend`, or a sim `Policy` for the simulator suites."""
         ...
 
 
@@ -57,6 +63,9 @@ class IfevalSuite:
     def run(self, model: InferenceBackend, harness: Harness | None = None, *,
             prompts: Path | None = None, nltk_data: Path | None = None,
             limit: int | None = None, max_tokens: int | None = None) -> SuiteResult:
+        from hat_core.evaluation.policy import backend_of
+
+        model = backend_of(model) or model  # a BackendPolicy answers through its backend
         items = ifeval.load_prompts(prompts or self.prompts)[:limit]
         tokens = max_tokens or self.max_tokens
         answers = {p.key: model.chat([{"role": "user", "content": p.prompt}],
@@ -78,7 +87,20 @@ def register(suite: Suite) -> None:
     SUITES[suite.name] = suite
 
 
+def _register_builtin() -> None:
+    # imported here: the suite modules import `SuiteResult` from this module
+    from hat_core.evaluation.suite_cot import CotLengthSuite
+    from hat_core.evaluation.suite_qa import T1Suite, T2Suite
+    from hat_core.evaluation.suite_robustness import prompt_robustness, tool_robustness
+    from hat_core.evaluation.suite_tool_calls import ToolCallsSuite
+
+    for suite in (T1Suite(), T2Suite(), tool_robustness(), prompt_robustness(),
+                  CotLengthSuite(), ToolCallsSuite()):
+        SUITES.setdefault(suite.name, suite)
+
+
 def get_suite(name: str) -> Suite:
+    _register_builtin()
     if name not in SUITES:
         raise ConfigError(f"unknown suite {name!r}",
                           [Problem("suites", f"valid suites: {', '.join(SUITES)}")])

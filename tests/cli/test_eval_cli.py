@@ -136,3 +136,14 @@ def test_eval_run_against_an_endpoint(tmp_path):
     assert "ife_p" in out.with_suffix(".md").read_text()
     unknown = run("eval", "run", url, "--model-name", "m", "--suites", "t9")
     assert unknown.returncode == 2 and "valid suites" in unknown.stderr
+
+
+def test_eval_model_shorthand_runs_suites(tmp_path, v1_path):
+    out = tmp_path / "report.json"
+    result = run("eval", "oracle", "--suites", "t1", "--harness", str(v1_path),
+                 "--episodes", "15", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert "t1" in json.dumps(report)
+    unknown = run("eval", "score-nothing")
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr

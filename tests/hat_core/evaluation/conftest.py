@@ -23,3 +23,30 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     make_model(get_size("test"), tokenizer, seed=0).save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+# --- simulator-suite fixtures (t1, t2, robustness, cot_length, edit check) ------------------
+
+EXAMPLE_HARNESSES = Path(__file__).resolve().parents[3] / "examples" / "harnesses"
+
+
+@pytest.fixture(scope="session")
+def v1_harness():
+    from hat_core.harness_io import load_harness
+
+    return load_harness(EXAMPLE_HARNESSES / "v1.yaml")
+
+
+@pytest.fixture(scope="session")
+def v2_harness():
+    from hat_core.harness_io import load_harness
+
+    return load_harness(EXAMPLE_HARNESSES / "v2.yaml")
+
+
+@pytest.fixture
+def scripted_backend():
+    """`ScriptedBackend(outputs)`: a fake `InferenceBackend` answering from a list."""
+    from eval_fakes import ScriptedBackend
+
+    return ScriptedBackend

@@ -1,0 +1,142 @@
+"""Simulator cases for the evaluation suites: the held-out world, surfaces, played cases.
+
+    catalog, scenarios = eval_world(seed=0, episodes=30)
+    surfaces = variant_surfaces(h, 4, seed=0, config=HsaConfig(pool="heldout"))
+    outcomes = play_cases("t2", surfaces, scenarios, catalog, policy)
+
+**Held-out scenarios.** Training data builds draw their catalog and scenarios from
+`random.Random(seed)` with an integer seed (`hat_core.sim.batch.world`, `hat data build`).
+The suites draw theirs from `random.Random("hat-eval:<seed>")`, a string-seeded stream no
+integer seed reproduces, so no evaluation case (catalog, prices, wording) is a training case
+of any data build. Scenario ids (`s00000-price`, ...) are positions in a bank and repeat
+across worlds; a case is named by suite, surface and scenario id (`t2/h001/s00003-price`).
+
+A `CaseOutcome` is one scenario played on one surface and judged by the rule judge; its
+`row()` is the slim per-case result kept in reports, and failed ones become bad cases
+(`hat_core.evaluation.badcases`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hat_core.data.rollout import Surface, canonical_params, surface_of
+from hat_core.harness import Harness
+from hat_core.hsa.augment import augment_many
+from hat_core.hsa.config import HsaConfig
+from hat_core.hsa.variant import RenameMap
+from hat_core.sim.batch import CATALOG_SIZE
+from hat_core.sim.catalog import Catalog, generate_catalog
+from hat_core.sim.episode import Episode
+from hat_core.sim.judge import Verdict, verdict_of
+from hat_core.sim.policy import Policy
+from hat_core.sim.runner import MAX_STEPS, run_episode
+from hat_core.sim.scenarios import Scenario, generate_scenarios
+from hat_core.sim.scoring import Scores, score_episode
+
+Progress = Callable[[str, int, int], None]  # (suite, done, total)
+EVAL_SEED_PREFIX = "hat-eval"
+
+
+def eval_world(seed: int, episodes: int, size: int = CATALOG_SIZE
+               ) -> tuple[Catalog, tuple[Scenario, ...]]:
+    """The held-out catalog and scenario bank of an evaluation seed (see module doc)."""
+    rng = random.Random(f"{EVAL_SEED_PREFIX}:{seed}")
+    catalog = generate_catalog(rng, size=size)
+    return catalog, generate_scenarios(catalog, rng, episodes)
+
+
+def original_surface(harness: Harness) -> Surface:
+    """The harness as given, with its parameters bound to the simulator's canonical ones."""
+    return Surface("original", "original", harness,
+                   RenameMap().binding_map(canonical_params(harness)))
+
+
+def variant_surfaces(harness: Harness, n: int, seed: int, config: HsaConfig,
+                     prefix: str = "h") -> list[Surface]:
+    """`n` HSA variants of `harness` (seeded by `variant_seed(seed, i)`) as surfaces."""
+    canonical = canonical_params(harness)
+    out = []
+    for i, v in enumerate(augment_many(harness, n, seed, config)):
+        s = surface_of(v, i, canonical)
+        out.append(Surface(f"{prefix}{i:03d}", s.pool, s.harness, s.binding_map, v))
+    return out
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """One scenario played on one surface, scored and judged."""
+
+    suite: str
+    surface: Surface
+    scenario: Scenario
+    episode: Episode
+    scores: Scores
+    verdict: Verdict
+    group: str = ""  # a suite's sub-family (e.g. the robustness transform)
+
+    @property
+    def case_id(self) -> str:
+        parts = [self.suite, self.group, self.surface.variant_id, self.scenario.id]
+        return "/".join(p for p in parts if p)
+
+    def row(self) -> dict:
+        """The slim per-case result (no messages)."""
+        turns = self.episode.turns
+        return {
+            "case_id": self.case_id, "suite": self.suite, "group": self.group or None,
+            "variant_id": self.surface.variant_id, "pool": self.surface.pool,
+            "transforms": list(self.surface.variant.transforms) if self.surface.variant else [],
+            "scenario_id": self.scenario.id, "kind": self.scenario.kind,
+            "passed": self.verdict.passed, "failure_type": self.verdict.failure,
+            "failures": list(self.verdict.failures), "reason": self.verdict.reason,
+            "rewards": self.scores.rewards(), "retries": self.episode.retries,
+            "reasoning_tokens": [list(t.reasoning_tokens) for t in turns],
+        }
+
+
+def play_case(suite: str, surface: Surface, scenario: Scenario, catalog: Catalog,
+              policy: Policy, *, group: str = "", max_steps: int = MAX_STEPS) -> CaseOutcome:
+    """Play one scenario on one surface and judge it (rule judge)."""
+    episode = run_episode(surface.harness, scenario, catalog, policy,
+                          rename_map=surface.binding_map, max_steps=max_steps)
+    scores = score_episode(episode, scenario, surface.harness)
+    return CaseOutcome(suite, surface, scenario, episode, scores, verdict_of(scores), group)
+
+
+def play_cases(suite: str, surfaces: Sequence[Surface], scenarios: Sequence[Scenario],
+               catalog: Catalog, policy: Policy, *, group: str = "",
+               max_steps: int = MAX_STEPS, progress: Progress | None = None,
+               done: int = 0, total: int | None = None) -> list[CaseOutcome]:
+    """Every surface x scenario, in that order; `progress(suite, done, total)` after each."""
+    total = total if total is not None else len(surfaces) * len(scenarios)
+    out = []
+    for surface in surfaces:
+        for scenario in scenarios:
+            out.append(play_case(suite, surface, scenario, catalog, policy, group=group,
+                                 max_steps=max_steps))
+            if progress is not None:
+                progress(suite, done + len(out), total)
+    return out
+
+
+def pass_rate(outcomes: Sequence[CaseOutcome]) -> float:
+    """Share of passed cases (0 for none)."""
+    return sum(o.verdict.passed for o in outcomes) / len(outcomes) if outcomes else 0.0
+
+
+def failure_counts(outcomes: Sequence[CaseOutcome]) -> dict[str, int]:
+    """How many failed cases had each failure type (as the verdict's first failure)."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if not o.verdict.passed:
+            key = o.verdict.failure or "error"
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def cap(episodes: int, limit: int | None) -> int:
+    """`episodes`, at most `limit` (the generic per-suite item cap) when one is given."""
+    return min(episodes, limit) if limit else episodes
