@@ -16,4 +16,14 @@ Files:
   backends.py        `TransformersBackend` (local) and `OpenAIBackend` (any endpoint)
   registry.py        the `Suite` protocol, `SuiteResult` and the `SUITES` registry
   report.py          evaluation reports as JSON and as a markdown summary
+  policy.py          `BackendPolicy`: any inference backend as a simulator policy
+  cases.py           the held-out evaluation world and playing cases under harness surfaces
+  suite_qa.py        `t1` (live harness) and `t2` (held-out HSA variants) Live-Stream QA
+  suite_robustness.py  `tool_robustness` and `prompt_robustness` families
+  suite_cot.py       `cot_length`: reasoning tokens of tool-call and reply turns
+  suite_tool_calls.py  `tool_calls`: BFCL-format accuracy through the call matcher
+  badcases.py        failed cases with failure types, and sinks (list, JSONL, tee)
+  edit_check.py      bad-case rate before/after retraining on a harness edit
+  evaluate.py        run a list of suites on one model into an `EvalReport`
+  tracking.py        logging an evaluation report to MLflow
 """
