@@ -41,10 +41,12 @@ def demo(
     no_ui: bool = typer.Option(False, "--no-ui", help="do not start the console at the end"),
 ) -> None:
     """Run the whole story on the embedded default and say where each artefact is."""
-    exits_on_error(_run)(episodes=episodes, seed=seed)
+    state = exits_on_error(_run)(episodes=episodes, seed=seed)
+    if not no_ui:
+        _console(state)
 
 
-def _run(*, episodes: int, seed: int) -> None:
+def _run(*, episodes: int, seed: int) -> DemoState:
     console = Console()
     state = DemoState(episodes=episodes, seed=seed)
     steps: list[tuple[str, Callable[[DemoState, Console], None]]] = [
@@ -55,6 +57,8 @@ def _run(*, episodes: int, seed: int) -> None:
         ("Simulate the oracle under every version", _oracle),
         ("Simulate a model that memorised v1", _memorising),
         ("Augment the newest version (HSA, training pool)", _augment),
+        ("Queue the memorising model's failures on v2 for review", _bad_cases),
+        ("Create the demo logins", _logins),
     ]
     timings = []
     for i, (title, step) in enumerate(steps, 1):
@@ -63,6 +67,7 @@ def _run(*, episodes: int, seed: int) -> None:
         step(state, console)
         timings.append((title, time.perf_counter() - start))
     _closing(console, timings, state)
+    return state
 
 
 def _store(state: DemoState, console: Console) -> None:
@@ -145,6 +150,76 @@ def _augment(state: DemoState, console: Console) -> None:
                                        if not c.element_id.startswith("distractor.")] \
             else "SEMANTIC"
         console.print(f"variant {i}: {', '.join(variant.transforms)} ({kinds})")
+
+
+def _sessions(state: DemoState):
+    from db.engine import make_engine, make_session_factory
+
+    return make_session_factory(make_engine(state.artefacts["SQL store"]))
+
+
+def _bad_cases(state: DemoState, console: Console) -> None:
+    from db.badcases_repo import BadCaseFilter, add_bad_case, count_bad_cases
+    from db.engine import in_transaction
+    from db.harness_repo import get_version
+    from hat_core.sim.batch import simulate
+    from hat_core.sim.policy import MemorisingPolicy
+
+    sessions = _sessions(state)
+    with sessions() as s:
+        version = get_version(s, number=state.numbers["v2"], line=state.harnesses["v2"].harness)
+        queued = count_bad_cases(s, where=BadCaseFilter(harness_version_id=version.id))
+    if queued:
+        console.print(f"{queued} bad cases of v2 already queued")
+        return
+    results = simulate(state.harnesses["v2"], MemorisingPolicy(state.harnesses["v1"]),
+                       episodes=state.episodes, seed=state.seed)
+    failed = [r for r in results if not r.verdict.passed]
+
+    def store(s):
+        for r in failed:
+            scores = {**r.scores.rewards(), "reason": r.verdict.reason,
+                      "failures": list(r.verdict.failures)}
+            add_bad_case(s, episode=r.episode.to_dict(), harness_version_id=version.id,
+                         failure_type=r.verdict.failure or "no_answer", judge_scores=scores,
+                         actor="demo")
+
+    in_transaction(sessions, store)
+    console.print(f"{len(failed)} of {len(results)} episodes failed; queued for review")
+
+
+DEMO_PASSWORD = "hat-demo-2026"
+
+
+def _logins(state: DemoState, console: Console) -> None:
+    from db.engine import in_transaction
+    from db.users_repo import add_user, get_user
+
+    def ensure(s):
+        for role in ("viewer", "reviewer", "operator", "admin"):
+            if get_user(s, name=role) is None:
+                add_user(s, name=role, role=role, password=DEMO_PASSWORD, actor="demo")
+
+    in_transaction(_sessions(state), ensure)
+    state.artefacts["console logins"] = (f"viewer / reviewer / operator / admin, password "
+                                         f"{DEMO_PASSWORD}")
+    console.print("users viewer, reviewer, operator, admin (one per role)")
+
+
+def _console(state: DemoState) -> None:
+    import os
+    import subprocess
+
+    from hat_cli.ui_cmd import command
+
+    host, port = "127.0.0.1", 8501
+    print(f"console on http://{host}:{port} ({state.artefacts['console logins']}); "
+          "Ctrl+C to stop", flush=True)
+    env = {**os.environ, "HAT_DATABASE_URL": state.artefacts["SQL store"]}
+    try:
+        subprocess.call(command(host, port), env=env)
+    except KeyboardInterrupt:
+        pass
 
 
 def _closing(console: Console, timings: list[tuple[str, float]], state: DemoState) -> None:

@@ -37,3 +37,5 @@ def test_demo_tells_the_story_and_is_idempotent(tmp_path):
     with factory() as session:
         versions = list_versions(session)
     assert sorted(v.number for v in versions) == [1, 2, 3, 4]
+    assert "of 30 episodes failed; queued for review" in out
+    assert "bad cases of v2 already queued" in second.stdout
