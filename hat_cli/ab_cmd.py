@@ -15,12 +15,7 @@ from rich.console import Console
 
 from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError, Problem
-from hat_core.evidence.ab import AbConfig, analyze
-from hat_core.evidence.ab_render import ab_markdown, ab_table
-from hat_core.evidence.lift import BOOTSTRAP_METHODS
-from hat_core.evidence.loader import load_ab, write_table
-from hat_core.evidence.multiplicity import CORRECTIONS
-from hat_core.evidence.simulate import simulate_ab
+from hat_core.evidence.options import BOOTSTRAP_METHODS, CORRECTIONS
 
 app = typer.Typer(help="Online A/B evidence: lifts with CIs, p-values, SRM, CUPED.",
                   no_args_is_help=True)
@@ -59,6 +54,10 @@ def analyze_cmd(
     markdown: bool = typer.Option(False, "--markdown", help="print a markdown table"),
 ) -> None:
     """Analyse an A/B file: per-metric lift, Welch + bootstrap CIs, adjusted p-values."""
+    from hat_core.evidence.ab import AbConfig, analyze
+    from hat_core.evidence.ab_render import ab_markdown, ab_table
+    from hat_core.evidence.loader import load_ab
+
     config = AbConfig(expected_split=expected_split, alpha=alpha, bootstrap=bootstrap,
                       bootstrap_method=bootstrap_method, correction=correction,
                       cuped=not no_cuped, seed=seed)
@@ -89,6 +88,9 @@ def simulate_cmd(
     covariate_correlation: float = typer.Option(0.7, "--covariate-correlation", min=0, max=1),
 ) -> None:
     """Write simulated per-user, per-day A/B data with a known true lift."""
+    from hat_core.evidence.loader import write_table
+    from hat_core.evidence.simulate import simulate_ab
+
     frame = simulate_ab(seed, n_control=n_control, n_treatment=n_treatment,
                         true_lift=true_lift, days=days,
                         covariate_correlation=covariate_correlation)

@@ -22,10 +22,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_harness_arg
-from hat_core.data.build import build, build_from_logs, summary_counts
-from hat_core.data.config import load_data_config
-from hat_core.data.logs_import import version_names
-from hat_core.data.validate import validate_dir
 from hat_core.errors import ConfigError
 
 app = typer.Typer(help="Build, import and validate training datasets.", no_args_is_help=True)
@@ -61,6 +57,9 @@ def build_cmd(
     overrides = _overrides(set_)
     if seed is not None:
         overrides["seed"] = seed
+    from hat_core.data.build import build, summary_counts
+    from hat_core.data.config import load_data_config
+
     cfg = load_data_config(config, overrides)
     h = load_harness_arg(harness)
     with Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
@@ -108,6 +107,10 @@ def import_cmd(
     strict: bool = typer.Option(False, "--strict", help="exit 2 on any bad row, write nothing"),
 ) -> None:
     """Import real conversations into a validated dataset directory; report bad rows."""
+    from hat_core.data.build import build_from_logs
+    from hat_core.data.config import load_data_config
+    from hat_core.data.logs_import import version_names
+
     cfg = load_data_config(config, _overrides(set_))
     h = load_harness_arg(harness)
     result, problems = build_from_logs(h, cfg, out, file, accepted_versions=version_names(harness),
@@ -126,6 +129,8 @@ def import_cmd(
 @exits_on_error
 def validate_cmd(directory: Path = typer.Argument(..., help="dataset directory")) -> None:
     """Run the Great Expectations suite on DIR; exit 2 when it fails."""
+    from hat_core.data.validate import validate_dir
+
     report = validate_dir(directory)
     for check in report.checks:
         mark = "ok    " if check.success else "FAILED"

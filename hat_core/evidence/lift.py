@@ -19,8 +19,8 @@ import numpy as np
 from scipy import stats
 
 from hat_core.errors import ConfigError, Problem
+from hat_core.evidence.options import BOOTSTRAP_METHODS
 
-BOOTSTRAP_METHODS = ("percentile", "BCa")
 BCA_MAX_USERS = 50_000  # scipy's BCa jackknife costs O(n^2)
 NAN = float("nan")
 

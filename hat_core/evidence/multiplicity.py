@@ -13,8 +13,7 @@ import numpy as np
 from statsmodels.stats.multitest import multipletests
 
 from hat_core.errors import ConfigError, Problem
-
-CORRECTIONS = ("holm", "fdr_bh", "none")
+from hat_core.evidence.options import CORRECTIONS
 
 
 def check_correction(method: str) -> str:
