@@ -69,9 +69,18 @@ def handler_for(rec: Recorder):
     return Handler
 
 
+class QuietServer(ThreadingHTTPServer):
+    """Clients closing kept-alive connections at the end is normal, not an error."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        pass
+
+
 def run(requests: int, levels: list[int], tokens: int, delay: float) -> list[dict]:
     rec = Recorder(tokens, delay)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(rec))
+    server = QuietServer(("127.0.0.1", 0), handler_for(rec))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     specs = harness_requests(load_harness(V1), requests)
