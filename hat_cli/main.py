@@ -18,6 +18,9 @@ from hat_cli import (
     eval_cmd,
     harness_cmd,
     latency_cmd,
+    release_cmd,
+    retrain_cmd,
+    serve_cmd,
     sim_cmd,
     store_cmd,  # noqa: F401  (adds submit, list, show to `hat harness`)
     train_cmd,
@@ -36,12 +39,16 @@ app.add_typer(harness_cmd.app, name="harness")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(user_cmd.app, name="user")
 app.add_typer(sim_cmd.app, name="sim")
+app.add_typer(base_cmd.app, name="base")
 app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
-app.command("demo")(demo_cmd.demo)
 app.add_typer(ab_cmd.app, name="ab")
-app.command("ui")(ui_cmd.ui)
 app.add_typer(data_cmd.app, name="data")
+app.command("retrain")(retrain_cmd.retrain)
+app.command("serve")(serve_cmd.serve)
+app.command("promote")(release_cmd.promote)
+app.command("rollback")(release_cmd.rollback)
 app.add_typer(train_cmd.app, name="train")
-app.add_typer(base_cmd.app, name="base")
+app.command("ui")(ui_cmd.ui)
+app.command("demo")(demo_cmd.demo)

@@ -1,0 +1,152 @@
+"""`RetrainConfig`: what one retrain job reads, typed and validated up front.
+
+`examples/configs/retrain_tiny.yaml` is the embedded default (tiny base model, CPU);
+`retrain_gpu.yaml` a production-sized one. Unknown keys and bad values are reported together
+as a `ConfigError` that lists the valid keys. Stage sections (`data`, `sft`, `opd`, `rl`) are
+handed to the stage's own config loader unchanged.
+
+    config = load_retrain_config("examples/configs/retrain_tiny.yaml")
+    config.gates.t1_tolerance, config.eval.suites, config.config_hash()
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hat_core.errors import ConfigError, Problem
+from hat_core.gates import GateConfig, gate_config_from_dict, load_gate_config
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG = ROOT / "examples" / "configs" / "retrain_tiny.yaml"
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Suites for the candidate/champion side-by-side, and the zero-shot check's suites."""
+
+    suites: tuple[str, ...] = ("t1", "t2", "ifeval")
+    zero_shot_suites: tuple[str, ...] = ("t1", "t2")
+    episodes: int = 30  # simulator scenarios per suite
+    variants: int = 4  # held-out HSA variants for t2
+    limit: int | None = 20  # caps episodes and IFEval items
+    max_tokens: int = 256
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class LatencySettings:
+    """The latency check: a gate profile (`hat_core.evaluation.gates.PROFILES`) and load."""
+
+    profile: str = "cpu-tiny"
+    requests: int = 5
+    concurrency: tuple[int, ...] = (1,)
+    max_tokens: int = 64
+
+
+@dataclass(frozen=True)
+class RetrainConfig:
+    """One retrain job: base model, stage configs, evaluation, latency, gates, registry."""
+
+    base_model: str | None = None  # a model directory; None: the embedded base (built, cached)
+    base_size: str = "tiny"
+    base_seed: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+    sft: dict[str, Any] = field(default_factory=dict)
+    opd: dict[str, Any] = field(default_factory=dict)
+    rl: dict[str, Any] = field(default_factory=dict)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+    latency: LatencySettings = field(default_factory=LatencySettings)
+    gates: GateConfig = field(default_factory=GateConfig)
+    registry_name: str = "hat-agent"
+    job_lease_s: float = 120.0
+    train_slot: str = "train-slot"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def config_hash(self) -> str:
+        """sha256 of the canonical JSON of the whole config (keys stage caches)."""
+        text = json.dumps(self.to_dict(), sort_keys=True, default=list)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_SECTIONS = {"eval": EvalSettings, "latency": LatencySettings}
+_TUPLES = {"suites", "zero_shot_suites", "concurrency"}
+
+
+def load_retrain_config(path: str | Path | None = None) -> RetrainConfig:
+    """Read a retrain config YAML (default: the embedded tiny one)."""
+    path = Path(path) if path else DEFAULT_CONFIG
+    if not path.is_file():
+        raise ConfigError(f"retrain config not found: {path}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping")
+    return retrain_config_from_dict(data, base_dir=path.parent, where=str(path))
+
+
+def retrain_config_from_dict(
+    data: Mapping[str, Any], base_dir: Path = ROOT, where: str = "retrain"
+) -> RetrainConfig:
+    """A `RetrainConfig` from a mapping; `gates` may be a mapping or a YAML path relative
+    to `base_dir`."""
+    valid = [f.name for f in dataclasses.fields(RetrainConfig)]
+    problems = [Problem(f"{where}.{k}", f"unknown key; valid keys: {', '.join(valid)}")
+                for k in data if k not in valid]
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _SECTIONS:
+            values[key] = _section(key, value, problems, where)
+        elif key == "gates":
+            values[key] = _gates(value, base_dir, problems, where)
+        elif key in ("data", "sft", "opd", "rl") and not isinstance(value, dict):
+            problems.append(Problem(f"{where}.{key}", "must be a mapping of stage settings"))
+        elif key in valid:
+            values[key] = value
+    problems += _scalar_problems(values, where)
+    if problems:
+        raise ConfigError(f"invalid retrain config ({where})", problems)
+    return RetrainConfig(**values)
+
+
+def _section(key: str, value: Any, problems: list[Problem], where: str):
+    cls = _SECTIONS[key]
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not isinstance(value, dict):
+        problems.append(Problem(f"{where}.{key}", "must be a mapping"))
+        return cls()
+    bad = [k for k in value if k not in names]
+    problems += [Problem(f"{where}.{key}.{k}", f"unknown key; valid keys: {', '.join(names)}")
+                 for k in bad]
+    clean = {k: tuple(v) if k in _TUPLES and isinstance(v, list) else v
+             for k, v in value.items() if k not in bad}
+    return cls(**clean)
+
+
+def _gates(value: Any, base_dir: Path, problems: list[Problem], where: str) -> GateConfig:
+    try:
+        if isinstance(value, str):
+            return load_gate_config(base_dir / value)
+        return gate_config_from_dict(value, where=f"{where}.gates")
+    except ConfigError as exc:
+        problems += exc.problems or [Problem(f"{where}.gates", str(exc))]
+        return GateConfig()
+
+
+def _scalar_problems(values: Mapping[str, Any], where: str) -> list[Problem]:
+    problems = []
+    lease = values.get("job_lease_s", 1.0)
+    if not isinstance(lease, int | float) or lease <= 0:
+        problems.append(Problem(f"{where}.job_lease_s", f"must be > 0 seconds, got {lease!r}"))
+    name = values.get("registry_name", "x")
+    if not isinstance(name, str) or not name.strip():
+        problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
+    return problems

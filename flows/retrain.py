@@ -1,0 +1,345 @@
+"""The retrain flow: one run per harness version, from the zero-shot check to the
+`challenger` alias. Deployment `retrain/harness-change` (see `flows/serve.py`).
+
+    from flows.retrain import retrain
+    retrain(harness_version=3)                      # in-process, what `hat retrain` runs
+
+Steps (each task calls one function of db/, hat_core or flows/stages.py):
+ 1. claim the job row for (version, trigger) with a lease: a second run stops, "already handled";
+ 2. zero-shot check: the champion's T1/T2 on the new harness against its reference numbers;
+    passing records "no retrain needed" with the evidence and stops;
+ 3. data build (edit-aware HSA, validated); 4. HSA-SFT, General OPD, HSA-RL (one global
+    concurrency slot); 5. suites + latency on the candidate, the champion side by side;
+ 6. gates -> MLflow registry (+ store) -> alias `challenger` when they pass.
+Stage tasks cache on their inputs (`INPUTS + TASK_SOURCE`, persisted results), so a new run
+after a crash skips finished stages; registration checks for the job's version first.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+from prefect.concurrency.sync import concurrency
+from prefect.runtime import flow_run
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.engine import in_transaction, make_engine, make_session_factory
+from db.flow_repo import (
+    HANDLED,
+    JobClaim,
+    claim_job,
+    finish_job,
+    heartbeat_job,
+)
+from db.harness_repo import get_version, get_version_by_id, latest_version
+from db.jobs_repo import add_stage_run
+from db.values import HarnessVersion
+from flows import stages
+from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retrain_config
+from flows.registration import champion_of, register_candidate
+from flows.tracking import Tracking, experiment_name
+from hat_core.gates import GateResults, evaluate_gates, evaluate_zero_shot
+from hat_core.harness import Harness
+from hat_core.settings import Settings, load_settings
+
+FLOW_NAME = "retrain"
+HARNESS_CHANGE, WEEKLY = "harness-change", "weekly"
+CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
+IO_RETRIES = {"retries": 2, "retry_delay_seconds": 2}
+
+
+def trigger_kind(trigger: str, now: datetime | None = None) -> str:
+    """The job's trigger kind: `weekly` runs are one job per ISO week (`weekly-2026W49`)."""
+    if trigger != WEEKLY:
+        return trigger
+    year, week, _ = (now or datetime.now(UTC)).isocalendar()
+    return f"{WEEKLY}-{year}W{week:02d}"
+
+
+def job_key(line: str, number: int, trigger: str = HARNESS_CHANGE) -> str:
+    """The idempotency key of a retrain job (also the `run_deployment` key)."""
+    prefix = "harness" if trigger == HARNESS_CHANGE else trigger
+    return f"{prefix}-{line}-{number}"
+
+
+# --- tasks: each one call --------------------------------------------------------------------
+
+@task(**IO_RETRIES)
+def claim(db_url: str, version_id: int, trigger: str, owner: str, lease_s: float) -> JobClaim:
+    return in_transaction(_sessions(db_url), lambda s: claim_job(
+        s, harness_version_id=version_id, trigger=trigger, owner=owner,
+        lease=timedelta(seconds=lease_s)))
+
+
+@task(**IO_RETRIES)
+def parent_run(tracking: Tracking, line: str, key: str, tags: dict[str, str]) -> str:
+    return tracking.parent_run(line, key, tags)
+
+
+@task(**CACHED)
+def base_model(path: str | None, size: str, seed: int, home: str) -> str:
+    return str(stages.base_model_dir(path, size, seed, Path(home)))
+
+
+@task(**CACHED)
+def evaluate(model_dir: str, harness_json: str, suites: tuple[str, ...], out: str,
+             settings: EvalSettings) -> dict[str, float]:
+    return stages.evaluate_model(Path(model_dir), _harness(harness_json), suites, Path(out),
+                                 settings=settings)
+
+
+@task(**CACHED)
+def latency(model_dir: str, harness_json: str, settings: LatencySettings, out: str) -> bool:
+    return stages.measure_latency(Path(model_dir), _harness(harness_json), settings, Path(out))
+
+
+@task(**CACHED)
+def build_data(harness_json: str, previous_json: str | None, data: dict, out: str) -> str:
+    previous = _harness(previous_json) if previous_json else None
+    return str(stages.build_dataset(_harness(harness_json), previous, data, Path(out)))
+
+
+@task(**CACHED)
+def train(stage: str, settings: dict, base: str, output_dir: str, inputs: dict[str, str],
+          tracking_uri: str, experiment: str, parent_id: str) -> dict:
+    return stages.train_stage(stage, settings, base=Path(base), output_dir=Path(output_dir),
+                              inputs=inputs, tracking_uri=tracking_uri, experiment=experiment,
+                              parent_run_id=parent_id)
+
+
+@task(**IO_RETRIES)
+def log_stage(tracking: Tracking, parent_id: str, stage: str, metrics: dict,
+              artifacts: dict[str, str]) -> str:
+    return tracking.stage_run(parent_id, stage, metrics=metrics,
+                              artifacts={k: Path(v) for k, v in artifacts.items()})
+
+
+@task(**IO_RETRIES)
+def record_stage(db_url: str, job_id: int, stage: str, run_id: str, metrics: dict,
+                 uri: str) -> None:
+    from db.flow_repo import find_stage_run
+
+    def write(s: Session) -> None:
+        if find_stage_run(s, job_id=job_id, stage=stage) is None:
+            add_stage_run(s, job_id=job_id, stage=stage, mlflow_run_id=run_id,
+                          metrics=_numeric(metrics), artifact_uri=uri)
+    in_transaction(_sessions(db_url), write)
+
+
+@task(**IO_RETRIES)
+def register(tracking: Tracking, db_url: str, job_id: int, parent_id: str, config: RetrainConfig,
+             model_dir: str, gates: dict, metrics: dict, version_id: int,
+             bad_cases: str) -> str:
+    return register_candidate(tracking, _sessions(db_url), job_id=job_id, parent_id=parent_id,
+                              registry_name=config.registry_name, model_dir=Path(model_dir),
+                              gates=gates, metrics=metrics, harness_version_id=version_id,
+                              bad_cases=Path(bad_cases))
+
+
+@task(**IO_RETRIES)
+def finish(db_url: str, job_id: int, state: str, reason: str) -> None:
+    in_transaction(_sessions(db_url),
+                   lambda s: finish_job(s, job_id=job_id, to=state, reason=reason))
+
+
+# --- the flow --------------------------------------------------------------------------------
+
+@flow(name=FLOW_NAME)
+def retrain(harness_version: int | None = None, line: str | None = None,
+            trigger: str = HARNESS_CHANGE, config_path: str | None = None) -> dict:
+    """Handle one harness version (default: the latest of `line`, or of the only line)."""
+    settings = load_settings()
+    config = load_retrain_config(config_path)
+    db_url = settings.resolved_database_url()
+    version, previous = resolve_version(_sessions(db_url), harness_version, line)
+    trigger = trigger_kind(trigger)
+    key = job_key(version.line, version.number, trigger)
+    owner = str(flow_run.get_id() or key)
+    got = claim(db_url, version.id, trigger, owner, config.job_lease_s)
+    if got.outcome == HANDLED:
+        get_run_logger().info("%s already handled (job %s, %s)", key, got.job.id, got.job.state)
+        return {"job_key": key, "job_id": got.job.id, "outcome": HANDLED, "state": got.job.state}
+    with _lease(db_url, got.job.id, owner, config.job_lease_s):
+        return _run_job(settings, config, db_url, version, previous, key, trigger, got)
+
+
+def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: HarnessVersion,
+             previous: HarnessVersion | None, key: str, trigger: str, got: JobClaim) -> dict:
+    tracking = make_tracking(settings)
+    tags = {"hat.harness_line": version.line, "hat.harness_version": str(version.number),
+            "hat.trigger": trigger, "hat.job_id": str(got.job.id),
+            "hat.config_hash": config.config_hash()}
+    parent_id = parent_run(tracking, version.line, key, tags)
+    tracking.log_json(parent_id, "retrain_config.json", config.to_dict())
+    ctx = _Job(settings, config, db_url, tracking, version, previous, key, got.job.id, parent_id)
+    try:
+        result = ctx.run()
+    except BaseException as exc:
+        finish(db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
+        tracking.finish(parent_id, "FAILED")
+        raise
+    finish(db_url, got.job.id, "succeeded", result["verdict"])
+    tracking.finish(parent_id)
+    return {"job_key": key, "job_id": got.job.id, "outcome": got.outcome, **result}
+
+
+class _Job:
+    """The steps of one claimed job (a plain object so the flow body stays short)."""
+
+    def __init__(self, settings, config, db_url, tracking, version, previous, key, job_id,
+                 parent_id):
+        self.settings, self.config, self.db_url, self.tracking = settings, config, db_url, tracking
+        self.version, self.previous, self.key = version, previous, key
+        self.job_id, self.parent_id = job_id, parent_id
+        self.work = Path(settings.home).resolve() / "runs" / key
+        self.harness_json = version.document
+
+    def run(self) -> dict:
+        champion = champion_of(self.tracking, _sessions(self.db_url), self.config.registry_name)
+        c = self.config
+        base = base_model(c.base_model, c.base_size, c.base_seed,
+                          str(Path(self.settings.home).resolve()))
+        zero = self.zero_shot(champion, base)
+        if zero is not None:
+            return zero
+        candidate = self.train_candidate(base)
+        return self.judge(candidate, champion, base)
+
+    def zero_shot(self, champion: dict | None, base: str) -> dict | None:
+        ev = self.config.eval
+        model = champion["model_dir"] if champion else base
+        metrics = evaluate(model, self.harness_json, ev.zero_shot_suites,
+                           str(self.work / "zero_shot" / "report.json"), ev)
+        if champion is None:
+            verdict = GateResults(())
+            reason = "no champion yet: retrain needed"
+        else:
+            verdict = evaluate_zero_shot(metrics, champion["metrics"], self.config.gates)
+            reason = ("zero-shot passed: no retrain needed" if verdict.passed else
+                      f"zero-shot failed ({', '.join(verdict.failed)}): retrain needed")
+        self.record("zero_shot", metrics, {"report": self.work / "zero_shot"},
+                    extra={"verdict": verdict.to_dict(), "reason": reason})
+        if champion is not None and verdict.passed:
+            return {"verdict": reason, "retrained": False, "gates": verdict.to_dict()}
+        return None
+
+    def train_candidate(self, base: str) -> str:
+        previous_json = self.previous.document if self.previous else None
+        dataset = build_data(self.harness_json, previous_json, self.config.data,
+                             str(self.work / "data"))
+        self.record("data", {}, {"dataset": Path(dataset)})
+        model = base
+        inputs = {"sft": {"dataset": dataset},
+                  "opd": {"teacher": base, "prompts": str(Path(dataset) / "opd")},
+                  "rl": {"harness": str(self.work / "harness.json")}}
+        (self.work).mkdir(parents=True, exist_ok=True)
+        (self.work / "harness.json").write_text(self.harness_json, encoding="utf-8")
+        with concurrency(self.config.train_slot, occupy=1):
+            for stage in ("sft", "opd", "rl"):
+                out = train(stage, getattr(self.config, stage), model,
+                            str(self.work / stage), inputs[stage], self.tracking.tracking_uri,
+                            experiment_name(self.version.line), self.parent_id)
+                record_stage(self.db_url, self.job_id, stage, out.get("run_id") or "",
+                             out.get("metrics", {}), out["output_dir"])
+                model = out["output_dir"]
+        return model
+
+    def judge(self, candidate: str, champion: dict | None, base: str) -> dict:
+        ev = self.config.eval
+        run = self.work / "eval"
+        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / "candidate.json"), ev)
+        champ_dir = champion["model_dir"] if champion else base
+        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / "champion.json"), ev)
+        base_m = champ if not champion else evaluate(
+            base, self.harness_json, ev.suites, str(run / "base.json"), ev)
+        fast = latency(candidate, self.harness_json, self.config.latency,
+                       str(run / "latency.json"))
+        gates = evaluate_gates(cand, champ, base_m, fast, self.config.gates)
+        side = {f"candidate.{k}": v for k, v in cand.items()} | \
+               {f"champion.{k}": v for k, v in champ.items()}
+        self.record("eval", side, {"reports": run}, extra={"gates": gates.to_dict()})
+        mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
+                      candidate, gates.to_dict(), cand, self.version.id,
+                      str(run / "candidate.badcases.jsonl"))
+        verdict = (f"retrained: version {mv} is the challenger" if gates.passed else
+                   f"retrained: version {mv} failed gates ({', '.join(gates.failed)})")
+        return {"verdict": verdict, "retrained": True, "model_version": mv,
+                "gates": gates.to_dict()}
+
+    def record(self, stage: str, metrics: dict, artifacts: dict[str, Path],
+               extra: dict | None = None) -> None:
+        files = {k: str(v) for k, v in artifacts.items() if Path(v).exists()}
+        run_id = log_stage(self.tracking, self.parent_id, stage, _numeric(metrics), files)
+        if extra:
+            self.tracking.log_json(run_id, f"{stage}.json", extra)
+        record_stage(self.db_url, self.job_id, stage, run_id, {**metrics, **(extra or {})},
+                     str(self.work / stage))
+
+
+# --- plain functions the tasks and the CLI use -------------------------------------------------
+
+def resolve_version(sessions: sessionmaker[Session], number: int | None,
+                    line: str | None) -> tuple[HarnessVersion, HarnessVersion | None]:
+    """The stored version (number of `line`, or the latest) and its parent."""
+    with sessions() as s:
+        if number is None:
+            from db.harness_repo import list_lines
+
+            chosen = line or list_lines(s)[0]
+            version = latest_version(s, line=chosen)
+        else:
+            version = get_version(s, number=number, line=line)
+        parent = get_version_by_id(s, version_id=version.parent_id) if version.parent_id else None
+    return version, parent
+
+
+def make_tracking(settings: Settings) -> Tracking:
+    """The MLflow store of the settings; local stores keep artifacts under the HAT home."""
+    uri = settings.resolved_mlflow_uri()
+    local = uri.startswith(("sqlite:", "file:")) or "://" not in uri
+    root = Path(settings.home).resolve() / "mlartifacts" if local else None
+    return Tracking(uri, root)
+
+
+_FACTORIES: dict[str, sessionmaker[Session]] = {}
+
+
+def _sessions(db_url: str) -> sessionmaker[Session]:
+    if db_url not in _FACTORIES:
+        _FACTORIES[db_url] = make_session_factory(make_engine(db_url))
+    return _FACTORIES[db_url]
+
+
+def _harness(document: str) -> Harness:
+    return Harness.model_validate(json.loads(document))
+
+
+def _numeric(metrics: dict) -> dict[str, float]:
+    return {k: float(v) for k, v in metrics.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+@contextmanager
+def _lease(db_url: str, job_id: int, owner: str, lease_s: float):
+    """Renew the job's lease every quarter lease while the body runs."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(lease_s / 4):
+            in_transaction(_sessions(db_url),
+                           lambda s: heartbeat_job(s, job_id=job_id, owner=owner))
+
+    thread = threading.Thread(target=beat, name=f"lease-{job_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+

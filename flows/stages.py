@@ -1,0 +1,121 @@
+"""The retrain pipeline's stage functions, callable without Prefect: each wraps one hat_core
+entry point with the paths the flow chose, and returns small references (paths, metrics).
+
+`flows/retrain.py` turns each into a cached task; `benchmarks/orchestration_overhead.py`
+calls them directly to measure what orchestration costs.
+
+Stage outputs are folders under the job's work folder (`<home>/runs/<job key>/<stage>`), so a
+finished stage is a folder that a resumed run finds again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from flows.config import EvalSettings, LatencySettings
+from hat_core.harness import Harness
+
+
+def base_model_dir(path: str | None, size: str, seed: int, home: Path) -> Path:
+    """The base model directory: `path`, else the embedded base of `size`/`seed` built into
+    `<home>/models/` (reused from `$HAT_CACHE_DIR` or `~/.cache/hat-ops` when cached)."""
+    if path:
+        return Path(path)
+    from hat_core.basemodel import build_base_model
+
+    out = home / "models" / f"base-{size}-seed{seed}"
+    cache = Path(os.environ.get("HAT_CACHE_DIR", Path.home() / ".cache" / "hat-ops"))
+    return build_base_model(out, size=size, seed=seed, cache_dir=cache / "base-models").path
+
+
+def evaluate_model(
+    model_dir: Path, harness: Harness, suites: tuple[str, ...], out: Path, *,
+    settings: EvalSettings,
+) -> dict[str, float]:
+    """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`);
+    write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
+    cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`."""
+    from hat_core.evaluation.backends import TransformersBackend
+    from hat_core.evaluation.badcases import JsonlBadCaseSink
+    from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
+    from hat_core.evaluation.report import write_report
+
+    options = EvalOptions(episodes=settings.episodes, variants=settings.variants,
+                          limit=settings.limit, max_tokens=settings.max_tokens,
+                          seed=settings.seed)
+    sink = JsonlBadCaseSink(out.with_suffix(".badcases.jsonl"))
+    try:
+        report = evaluate(TransformersBackend(model_dir), harness, list(suites), options,
+                          model_name=str(model_dir), bad_cases=sink)
+    finally:
+        sink.close()
+    write_report(report, out)
+    write_cases(report, out.with_suffix(".cases.jsonl"))
+    return flat_metrics(report)
+
+
+def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings,
+                    out: Path) -> bool:
+    """Serve the model on loopback, replay harness requests, apply the gate profile; write
+    the report to `out` and return whether the profile passed."""
+    from hat_core.evaluation.gates import get_profile
+    from hat_core.evaluation.latency import first_model_id, harness_requests, measure
+    from hat_core.evaluation.report import write_report
+    from hat_core.evaluation.server import transformers_server
+
+    profile = get_profile(settings.profile)
+    specs = harness_requests(harness, settings.requests)
+    with transformers_server(model_dir) as url:
+        name = first_model_id(url) or str(model_dir)
+        report = measure(url, name, specs, settings.concurrency, profile,
+                         max_tokens=settings.max_tokens)
+    write_report(report, out)
+    return report.passed
+
+
+def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: Path) -> Path:
+    """HSA training data for `harness`, edit-aware against the live `previous` version (the
+    transforms the diff votes for weigh more), validated; returns the dataset folder."""
+    from hat_core.data.build import build
+    from hat_core.data.config import config_from_data
+
+    data = dict(data)
+    if previous is not None:
+        data["hsa"] = edit_aware_hsa(data.get("hsa", {}), previous, harness)
+    result = build(harness, config_from_data(data, source="retrain config: data"), out)
+    return Path(result.out)
+
+
+def edit_aware_hsa(hsa: dict, previous: Harness, harness: Harness) -> dict:
+    """The HSA config mapping with the transforms the previous -> new diff votes for raised."""
+    from hat_core.diff import diff_harness
+    from hat_core.hsa.config import config_from_data
+    from hat_core.hsa.edit_aware import edit_aware_config
+
+    tuned = edit_aware_config(config_from_data(dict(hsa), source="data.hsa"),
+                              diff_harness(previous, harness))
+    return tuned.to_dict()
+
+
+def train_stage(stage: str, settings: dict, *, base: Path, output_dir: Path,
+                inputs: dict[str, str], tracking_uri: str | None, experiment: str = "",
+                parent_run_id: str | None = None) -> dict:
+    """Run one HAT stage (`sft`, `opd`, `rl`: `hat_core.training.<stage>.run_<stage>`) from
+    `base` into `output_dir` (`inputs` are the job's defaults, e.g. the dataset; `settings`
+    from the config win), logged as a nested MLflow run of the job (no tracking without a
+    `tracking_uri`); returns the
+    `StageResult` as a dict (output dir, steps, metrics, run id)."""
+    import importlib
+
+    from hat_core.training.config import build_stage_config
+    from hat_core.training.tracking import StageTracking
+
+    config = build_stage_config(stage, {**inputs, **settings, "base": str(base),
+                                        "output_dir": str(output_dir)})
+    run = getattr(importlib.import_module(f"hat_core.training.{stage}"), f"run_{stage}")
+    tracking = StageTracking(tracking_uri, experiment, stage, run_name=stage,
+                             parent_run_id=parent_run_id) if tracking_uri else None
+    result = run(config, tracking=tracking, resume=True)  # continue a killed stage
+    return json.loads(json.dumps(result.to_dict(), default=str))

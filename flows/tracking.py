@@ -1,0 +1,215 @@
+"""MLflow layout of the retrain service: an experiment per harness line, a parent run per
+retrain job, nested runs per stage, and the registered model with its aliases.
+
+Every call is idempotent so that a resumed flow run never logs or registers twice: the
+parent run is found by its `hat.job_key` tag, a stage run by (`hat.job_key`, `hat.stage`),
+and a model version by its `hat.job_key` tag.
+
+    t = Tracking("sqlite:///.hat/mlflow.db", Path(".hat/mlartifacts"))
+    parent = t.parent_run("live-shop", "harness-live-shop-3", {"hat.trigger": "harness-change"})
+    stage = t.stage_run(parent, "sft", params={...}, metrics={...}, artifacts={"model": dir})
+    version = t.register(parent, "hat-agent", model_dir, {"hat.gates_passed": "true"})
+    t.set_alias("hat-agent", "challenger", version)
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlflow.entities import Metric, Param, RunTag
+from mlflow.exceptions import MlflowException
+from mlflow.tracking import MlflowClient
+
+CHAMPION, CHALLENGER, PREVIOUS = "champion", "challenger", "previous-champion"
+JOB_KEY, STAGE = "hat.job_key", "hat.stage"
+CHECKPOINT_PATH = "checkpoint"
+
+
+def experiment_name(line: str) -> str:
+    """The experiment of a harness line."""
+    return f"hat/{line}"
+
+
+@dataclass
+class Tracking:
+    """An MLflow tracking store and where new experiments keep their artifacts (None: the
+    server's default, for `http(s)://` stores)."""
+
+    tracking_uri: str
+    artifact_root: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.client = MlflowClient(tracking_uri=self.tracking_uri,
+                                   registry_uri=self.tracking_uri)
+
+    def experiment_id(self, line: str) -> str:
+        """The experiment of `line`, created on first use."""
+        name = experiment_name(line)
+        found = self.client.get_experiment_by_name(name)
+        if found is not None:
+            return found.experiment_id
+        location = None
+        if self.artifact_root is not None:
+            location = (self.artifact_root / line).resolve().as_uri()
+        try:
+            return self.client.create_experiment(name, artifact_location=location)
+        except MlflowException:  # created concurrently by another process
+            return self.client.get_experiment_by_name(name).experiment_id
+
+    def parent_run(self, line: str, job_key: str, tags: dict[str, str]) -> str:
+        """The run id of the job's parent run (found by its job key, else created)."""
+        experiment = self.experiment_id(line)
+        found = self._find_runs(experiment, f"tags.`{JOB_KEY}` = '{job_key}'")
+        parents = [r for r in found if STAGE not in r.data.tags]
+        if parents:
+            return parents[0].info.run_id
+        run = self.client.create_run(
+            experiment, run_name=job_key, tags={JOB_KEY: job_key, **tags})
+        return run.info.run_id
+
+    def stage_run(
+        self,
+        parent_run_id: str,
+        stage: str,
+        *,
+        params: dict[str, Any] | None = None,
+        metrics: dict[str, float] | None = None,
+        artifacts: dict[str, Path] | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> str:
+        """Log one finished stage as a nested run of `parent_run_id` (once per stage)."""
+        parent = self.client.get_run(parent_run_id)
+        job_key = parent.data.tags[JOB_KEY]
+        query = f"tags.`{JOB_KEY}` = '{job_key}' and tags.`{STAGE}` = '{stage}'"
+        existing = self._find_runs(parent.info.experiment_id, query)
+        if existing:
+            return existing[0].info.run_id
+        run = self.client.create_run(
+            parent.info.experiment_id, run_name=stage,
+            tags={"mlflow.parentRunId": parent_run_id, JOB_KEY: job_key, STAGE: stage,
+                  **(tags or {})})
+        run_id = run.info.run_id
+        self.log(run_id, params=params, metrics=metrics, artifacts=artifacts)
+        self.client.set_terminated(run_id, "FINISHED")
+        return run_id
+
+    def log(
+        self,
+        run_id: str,
+        *,
+        params: dict[str, Any] | None = None,
+        metrics: dict[str, float] | None = None,
+        artifacts: dict[str, Path] | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> None:
+        """Params (flattened, as strings), metrics, tags and files/folders of a run."""
+        flat = _flatten(params or {})
+        self.client.log_batch(
+            run_id,
+            metrics=[Metric(_key(k), float(v), _now_ms(), 0) for k, v in (metrics or {}).items()
+                     if isinstance(v, int | float) and not isinstance(v, bool)],
+            params=[Param(_key(k), str(v)[:6000]) for k, v in flat.items()],
+            tags=[RunTag(k, str(v)) for k, v in (tags or {}).items()],
+        )
+        for name, path in (artifacts or {}).items():
+            path = Path(path)
+            if path.is_dir():
+                self.client.log_artifacts(run_id, str(path), name)
+            elif path.is_file():
+                self.client.log_artifact(run_id, str(path), name)
+
+    def log_json(self, run_id: str, name: str, data: Any) -> None:
+        """Store `data` as the JSON artifact `name` of a run."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / name
+            path.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str),
+                            encoding="utf-8")
+            self.client.log_artifact(run_id, str(path))
+
+    def finish(self, run_id: str, status: str = "FINISHED") -> None:
+        """Close a run (`FINISHED`, `FAILED` or `KILLED`)."""
+        self.client.set_terminated(run_id, status)
+
+    def register(
+        self, parent_run_id: str, registry_name: str, model_dir: Path, tags: dict[str, str]
+    ) -> str:
+        """Register the checkpoint folder as a version of `registry_name` (once per job);
+        returns the version number as a string."""
+        job_key = self.client.get_run(parent_run_id).data.tags[JOB_KEY]
+        self._ensure_model(registry_name)
+        for mv in self.client.search_model_versions(f"name = '{registry_name}'"):
+            if mv.tags.get(JOB_KEY) == job_key:
+                return str(mv.version)
+        self.client.log_artifacts(parent_run_id, str(model_dir), CHECKPOINT_PATH)
+        mv = self.client.create_model_version(
+            registry_name, source=f"runs:/{parent_run_id}/{CHECKPOINT_PATH}",
+            run_id=parent_run_id, tags={JOB_KEY: job_key, **tags})
+        return str(mv.version)
+
+    def set_alias(self, registry_name: str, alias: str, version: str) -> None:
+        self.client.set_registered_model_alias(registry_name, alias, str(version))
+
+    def delete_alias(self, registry_name: str, alias: str) -> None:
+        if self.alias_version(registry_name, alias) is not None:
+            self.client.delete_registered_model_alias(registry_name, alias)
+
+    def alias_version(self, registry_name: str, alias: str) -> str | None:
+        """The version an alias points at, or None (no such model or alias)."""
+        try:
+            return str(self.client.get_model_version_by_alias(registry_name, alias).version)
+        except MlflowException:
+            return None
+
+    def aliases(self, registry_name: str) -> dict[str, str]:
+        """alias -> version of a registered model ({} when it does not exist)."""
+        try:
+            return {k: str(v) for k, v in
+                    self.client.get_registered_model(registry_name).aliases.items()}
+        except MlflowException:
+            return {}
+
+    def model_source_dir(self, registry_name: str, version: str) -> Path:
+        """A local copy of a registered version's checkpoint folder."""
+        from mlflow.artifacts import download_artifacts
+
+        uri = self.client.get_model_version_download_uri(registry_name, str(version))
+        return Path(download_artifacts(artifact_uri=uri, tracking_uri=self.tracking_uri))
+
+    def _ensure_model(self, registry_name: str) -> None:
+        try:
+            self.client.get_registered_model(registry_name)
+        except MlflowException:
+            try:
+                self.client.create_registered_model(registry_name)
+            except MlflowException:  # created concurrently
+                self.client.get_registered_model(registry_name)
+
+    def _find_runs(self, experiment_id: str, query: str) -> list:
+        return list(self.client.search_runs([experiment_id], query,
+                                            order_by=["attributes.start_time ASC"]))
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def _key(name: str) -> str:
+    """MLflow keys allow letters, digits, `_ - . / space`; anything else becomes `_`."""
+    return "".join(c if c.isalnum() or c in "_-./ " else "_" for c in str(name))[:250]
+
+
+def _now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)

@@ -1,0 +1,45 @@
+"""`hat retrain --harness-version N`: the whole retrain flow, in this process.
+
+The same flow the `retrain/harness-change` deployment runs (docs/flows.md), for operators and
+the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a temporary
+local API; task results (for resuming after a crash) go under `$HAT_HOME/prefect-results`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import typer
+
+from hat_cli.errors import exits_on_error
+from hat_core.settings import Settings, load_settings
+
+
+def prepare_prefect_env(settings: Settings) -> None:
+    """Point Prefect at the configured API and keep task results under the HAT home
+    (call before importing `flows`; explicit Prefect variables win)."""
+    if settings.prefect_api_url:
+        os.environ.setdefault("PREFECT_API_URL", settings.prefect_api_url)
+    results = Path(settings.home).resolve() / "prefect-results"
+    os.environ.setdefault("PREFECT_RESULTS_LOCAL_STORAGE_PATH", str(results))
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+
+@exits_on_error
+def retrain(
+    harness_version: int = typer.Option(..., "--harness-version", help="version number N"),
+    line: str = typer.Option(None, "--line", help="harness line (default: the only one)"),
+    config: Path = typer.Option(None, "--config",
+                                help="retrain config YAML (default: retrain_tiny.yaml)"),
+    trigger: str = typer.Option("manual", "--trigger",
+                                help="trigger kind; one job per (version, trigger)"),
+) -> None:
+    """Run the retrain pipeline for one harness version and print its verdict as JSON."""
+    prepare_prefect_env(load_settings())
+    from flows.retrain import retrain as retrain_flow
+
+    result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
+                          config_path=str(config) if config else None)
+    typer.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))

@@ -1,0 +1,68 @@
+"""`hat serve`: run the retrain service until Ctrl-C / SIGTERM (docs/flows.md).
+
+Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect server` (state under
+`$HAT_HOME/prefect`) and stops it on exit. `--reconcile-once` submits the pending outbox
+events once and exits (for tests and cron jobs).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from contextlib import nullcontext
+from pathlib import Path
+
+import typer
+
+from hat_cli.db_cmd import open_store
+from hat_cli.errors import exits_on_error
+from hat_cli.retrain_cmd import prepare_prefect_env
+from hat_core.settings import load_settings
+
+
+@exits_on_error
+def serve(
+    config: Path = typer.Option(None, "--config", help="retrain config YAML"),
+    reconcile_once: bool = typer.Option(False, "--reconcile-once",
+                                        help="submit pending outbox events once and exit"),
+    interval: float = typer.Option(5.0, "--reconcile-every", min=0.5,
+                                   help="seconds between reconciler passes"),
+) -> None:
+    """Serve the retrain deployment (harness-change event + weekly cron) and the reconciler."""
+    settings = load_settings()
+    prepare_prefect_env(settings)
+    os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", "2")  # start runs within ~2 s
+    sessions = open_store()
+    from flows.config import load_retrain_config
+    from flows.prefect_server import local_prefect_server
+
+    train_slot = load_retrain_config(config).train_slot
+    configured = os.environ.get("PREFECT_API_URL")
+    server = nullcontext(configured) if configured or reconcile_once else \
+        local_prefect_server(Path(settings.home).resolve() / "prefect")
+    with server as api:  # before anything imports prefect: it reads PREFECT_API_URL once
+        from flows.reconciler import ReconcilerLoop
+        from flows.reconciler import reconcile_once as reconcile
+        from flows.serve import serve_forever
+
+        if reconcile_once:
+            started = reconcile(sessions)
+            typer.echo(f"submitted {len(started)} pending event(s)")
+            return
+        typer.echo(f"prefect API {api}", err=True)
+        loop = ReconcilerLoop(sessions, interval,
+                              on_error=lambda e: typer.echo(f"reconciler: {e}", err=True))
+        loop.start()
+        try:
+            serve_forever(str(config) if config else None, train_slot)
+        finally:
+            quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
+            loop.stop()
+            loop.join(timeout=10)
+    typer.echo("stopped", err=True)
+
+
+def quiet_signals() -> None:
+    """Ignore SIGINT and SIGTERM from now on (shutdown is under way)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -1,0 +1,143 @@
+"""The retrain flow end to end on the real Prefect engine, MLflow store and SQL store, with
+the `test`-size base model (tests/flows/retrain_test.yaml): every stage runs for real.
+Slow (minutes on 2 cores): marked `slow`, CI runs them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from flow_helpers import add_role, submit_variant
+
+from db.badcases_repo import BadCaseFilter, count_bad_cases
+from db.flow_repo import find_model_version_for_job
+from db.jobs_repo import get_job, list_stage_runs
+from db.release_repo import list_eval_results
+from flows.release import promote_version
+from flows.retrain import HANDLED, retrain
+from flows.tracking import CHALLENGER, JOB_KEY, Tracking
+from hat_core.evaluation.badcases import read_bad_cases
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+TEST_CONFIG = Path(__file__).with_name("retrain_test.yaml")
+STAGES = ["zero_shot", "data", "sft", "opd", "rl", "eval"]
+
+
+def job_config(tmp: Path, registry_name: str, **changes) -> str:
+    data = yaml.safe_load(TEST_CONFIG.read_text()) | {"registry_name": registry_name}
+    data["gates"] = str(ROOT / "examples" / "configs" / "gates.yaml")
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            data[key] = {**data.get(key, {}), **value}
+        else:
+            data[key] = value
+    path = tmp / "retrain.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def versions_of(mlflow_uri: str, registry_name: str) -> list:
+    return Tracking(mlflow_uri).client.search_model_versions(f"name = '{registry_name}'")
+
+
+def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_uri, tmp_path,
+                                       registry_name):
+    version = submit_variant(store, 1)
+    config = job_config(tmp_path, registry_name)
+    result = retrain(harness_version=version.number, config_path=config)
+    assert result["outcome"] == "started" and result["retrained"] is True
+    gates = result["gates"]
+    assert set(gates["gates"]) == {"t1", "t2", "ife_p", "bad_case_rate", "latency"}
+    assert all(g["value"] is not None for g in gates["gates"].values())   # all measured
+    with store() as s:
+        job = get_job(s, job_id=result["job_id"])
+        stages = [r.stage for r in list_stage_runs(s, job_id=job.id)]
+        stored = find_model_version_for_job(s, job_id=job.id, registry_name=registry_name)
+        evals = {(r.suite, r.metric) for r in list_eval_results(s, model_version_id=stored.id)}
+        queued = count_bad_cases(s, where=BadCaseFilter(model_version_id=stored.id))
+    assert job.state == "succeeded" and job.reason.startswith("retrained: version 1")
+    assert stages == STAGES
+    assert stored.version == "1" and stored.gate_results == gates
+    assert {("t1", "accuracy"), ("t2", "accuracy"), ("ifeval", "ife_p")} <= evals
+    work = hat_env / "runs" / result["job_key"] / "eval"
+    assert queued == len(read_bad_cases(work / "candidate.badcases.jsonl"))
+    challenger = Tracking(mlflow_uri).alias_version(registry_name, CHALLENGER)
+    assert challenger == ("1" if gates["passed"] else None)
+    (mv,) = versions_of(mlflow_uri, registry_name)
+    assert mv.tags[JOB_KEY] == result["job_key"]
+    client = Tracking(mlflow_uri).client
+    parent = client.get_run(mv.run_id)
+    assert parent.data.tags["hat.harness_version"] == str(version.number)
+    assert parent.info.status == "FINISHED"
+    children = client.search_runs([parent.info.experiment_id],
+                                  f"tags.`mlflow.parentRunId` = '{parent.info.run_id}'")
+    assert {r.data.tags.get("hat.stage") for r in children} >= set(STAGES)
+    again = retrain(harness_version=version.number, config_path=config)
+    assert again["outcome"] == HANDLED and again["state"] == "succeeded"
+    assert len(versions_of(mlflow_uri, registry_name)) == 1
+    # the candidate becomes the champion; the next version is checked zero-shot against the
+    # champion's reference numbers (the untrained test model scores the same on both)
+    add_role(store, "ada", "admin")
+    promote_version(store, Tracking(mlflow_uri), registry_name=registry_name, version="1",
+                    actor="ada", override_reason="" if gates["passed"] else "test")
+    second = submit_variant(store, 2)
+    checked = retrain(harness_version=second.number, config_path=config)
+    assert checked["retrained"] is False
+    assert checked["verdict"] == "zero-shot passed: no retrain needed"
+    assert checked["gates"]["passed"] is True
+    with store() as s:
+        stages = [r.stage for r in list_stage_runs(s, job_id=checked["job_id"])]
+        assert get_job(s, job_id=checked["job_id"]).reason == checked["verdict"]
+    assert stages == ["zero_shot"]
+    assert len(versions_of(mlflow_uri, registry_name)) == 1
+
+
+def test_sigkill_during_sft_resumes_after_the_last_finished_stage(
+        prefect_harness, store, hat_env, mlflow_uri, tmp_path, registry_name):
+    from prefect.settings import PREFECT_API_URL
+
+    version = submit_variant(store, 1)
+    config = job_config(tmp_path, registry_name, job_lease_s=6,
+                        sft={"max_steps": 6, "save_steps": 2})
+    code = ("import sys; from flows.retrain import retrain; "
+            "retrain(harness_version=int(sys.argv[1]), config_path=sys.argv[2])")
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    proc = subprocess.Popen([sys.executable, "-c", code, str(version.number), config], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    work = hat_env / "runs" / f"harness-{version.line}-{version.number}"
+    try:
+        wait_for(lambda: any((work / "sft" / "checkpoints").glob("checkpoint-*")), proc, 400)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not (work / "sft" / "hat_stage.json").exists()          # SFT did not finish
+    manifest = work / "data" / "manifest.json"
+    built_at = manifest.stat().st_mtime
+    time.sleep(7)                                                  # the dead owner's lease ends
+    result = retrain(harness_version=version.number, config_path=config)
+    assert result["outcome"] == "taken-over" and result["retrained"] is True
+    assert manifest.stat().st_mtime == built_at                    # the data stage was cached
+    with store() as s:
+        job = get_job(s, job_id=result["job_id"])
+        stages = [r.stage for r in list_stage_runs(s, job_id=job.id)]
+    assert job.state == "succeeded" and job.attempts == 2
+    assert stages == STAGES                                        # each stage recorded once
+    assert len(versions_of(mlflow_uri, registry_name)) == 1        # registered once
+
+
+def wait_for(condition, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the flow process ended early with {proc.returncode}")
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for the flow to reach SFT")

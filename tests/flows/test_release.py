@@ -1,0 +1,90 @@
+"""`hat promote` / `hat rollback` rules on the real store and MLflow registry: refused after
+failed gates, an admin override with a reason, roles, aliases, atomic rollback, retries."""
+
+from __future__ import annotations
+
+import pytest
+from flow_helpers import add_role, registered_version
+
+from db.audit_repo import list_audit
+from db.release_repo import current_promotion, list_promotions
+from flows.release import ReleaseRefused, promote_version, rollback_slot
+from flows.tracking import CHALLENGER, CHAMPION, PREVIOUS
+from hat_core.errors import NotFoundError
+
+
+@pytest.fixture
+def people(store):
+    add_role(store, "olga", "operator")
+    add_role(store, "ada", "admin")
+    add_role(store, "vic", "viewer")
+
+
+def promote(store, tracking, name, version, actor="olga", reason=""):
+    return promote_version(store, tracking, registry_name=name, version=version, actor=actor,
+                           override_reason=reason)
+
+
+def test_promote_a_passing_version_then_rollback(store, tracking, registry_name, tmp_path,
+                                                 people):
+    v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
+    v2 = registered_version(store, tracking, registry_name, tmp_path, 2, passed=True)
+    assert tracking.alias_version(registry_name, CHALLENGER) == v2
+    first = promote(store, tracking, registry_name, v1)
+    assert first.changed and first.previous_version is None
+    second = promote(store, tracking, registry_name, v2)
+    assert second.previous_version == v1
+    assert tracking.aliases(registry_name) == {CHAMPION: v2, PREVIOUS: v1}  # challenger gone
+    with store() as s:
+        assert current_promotion(s, slot="ab").previous_model_version_id is not None
+    back = rollback_slot(store, tracking, registry_name=registry_name, actor="olga")
+    assert (back.version, back.previous_version) == (v1, v2)
+    assert tracking.aliases(registry_name) == {CHAMPION: v1, PREVIOUS: v2}
+    with store() as s:
+        promotions = list_promotions(s, slot="ab")
+        assert [p.reason for p in promotions][0] == f"rollback from version {v2}"
+        actions = [a.action for a in list_audit(s, entity="slot")]
+    assert actions == ["promotion.add"] * 3
+
+
+def test_repeating_a_promotion_changes_nothing(store, tracking, registry_name, tmp_path,
+                                               people):
+    v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
+    promote(store, tracking, registry_name, v1)
+    again = promote(store, tracking, registry_name, v1)
+    assert not again.changed
+    with store() as s:
+        assert len(list_promotions(s, slot="ab")) == 1
+
+
+def test_failed_gates_are_refused_without_an_override(store, tracking, registry_name,
+                                                      tmp_path, people):
+    bad = registered_version(store, tracking, registry_name, tmp_path, 1, passed=False)
+    assert tracking.alias_version(registry_name, CHALLENGER) is None
+    with pytest.raises(ReleaseRefused, match="failed its gates") as err:
+        promote(store, tracking, registry_name, bad)
+    assert "gates.t1: t1 check" in err.value.report()
+    with pytest.raises(ReleaseRefused, match="only an admin"):
+        promote(store, tracking, registry_name, bad, actor="olga", reason="urgent")
+    assert tracking.alias_version(registry_name, CHAMPION) is None
+    done = promote(store, tracking, registry_name, bad, actor="ada", reason="hotfix, reviewed")
+    assert done.promotion.override and done.promotion.reason == "hotfix, reviewed"
+    assert tracking.alias_version(registry_name, CHAMPION) == bad
+
+
+def test_only_operators_and_admins(store, tracking, registry_name, tmp_path, people):
+    v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
+    for actor in ("vic", "nobody"):
+        with pytest.raises(ReleaseRefused, match="may not promote"):
+            promote(store, tracking, registry_name, v1, actor=actor)
+    with pytest.raises(NotFoundError):
+        promote(store, tracking, registry_name, "99")
+
+
+def test_rollback_needs_a_previous_champion(store, tracking, registry_name, tmp_path, people):
+    with pytest.raises(ReleaseRefused, match="no previous champion"):
+        rollback_slot(store, tracking, registry_name=registry_name, actor="olga")
+    v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
+    promote(store, tracking, registry_name, v1)
+    with pytest.raises(ReleaseRefused, match="no previous champion"):
+        rollback_slot(store, tracking, registry_name=registry_name, actor="olga")

@@ -1,0 +1,45 @@
+"""`RetrainConfig`: the example configs load and their stage sections pass the stages' own
+loaders; bad keys are reported together with the valid ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.config import load_retrain_config, retrain_config_from_dict
+from hat_core.errors import ConfigError
+from hat_core.training.config import build_stage_config
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = [ROOT / "examples" / "configs" / "retrain_tiny.yaml",
+           ROOT / "examples" / "configs" / "retrain_gpu.yaml",
+           Path(__file__).with_name("retrain_test.yaml")]
+JOB_INPUTS = {"sft": {"dataset": "d"}, "opd": {"teacher": "t"}, "rl": {}}
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_example_configs_load_and_their_stages_validate(path):
+    config = load_retrain_config(path)
+    assert config.registry_name == "hat-agent" and config.gates.metrics["t1"] == "t1.accuracy"
+    for stage in ("sft", "opd", "rl"):
+        data = {**JOB_INPUTS[stage], **getattr(config, stage), "base": "b", "output_dir": "o"}
+        build_stage_config(stage, data, check_paths=False)
+    assert len(config.config_hash()) == 64
+
+
+def test_default_is_the_tiny_config():
+    assert load_retrain_config() == load_retrain_config(CONFIGS[0])
+
+
+def test_bad_keys_are_listed_together():
+    with pytest.raises(ConfigError) as err:
+        retrain_config_from_dict({"registy_name": "x", "eval": {"suits": ["t1"]},
+                                  "gates": {"t1_tolerance": 5}, "job_lease_s": 0,
+                                  "sft": "fast"})
+    report = err.value.report()
+    assert "retrain.registy_name: unknown key; valid keys: base_model" in report
+    assert "retrain.eval.suits: unknown key; valid keys: suites" in report
+    assert "t1_tolerance: must be a number in [0, 1], got 5" in report
+    assert "retrain.job_lease_s: must be > 0 seconds" in report
+    assert "retrain.sft: must be a mapping" in report

@@ -1,0 +1,42 @@
+"""The MLflow layout on a real SQLite MLflow store: experiment per line, one parent run per
+job, one nested run per stage, one registered version per job, aliases."""
+
+from __future__ import annotations
+
+from flows.tracking import CHALLENGER, JOB_KEY, STAGE, experiment_name
+
+
+def test_parent_and_stage_runs_are_found_again(tracking, tmp_path):
+    tags = {"hat.harness_version": "3", "hat.trigger": "harness-change"}
+    parent = tracking.parent_run("line-a", "harness-line-a-3", tags)
+    assert tracking.parent_run("line-a", "harness-line-a-3", tags) == parent
+    report = tmp_path / "report.json"
+    report.write_text("{}")
+    stage = tracking.stage_run(parent, "eval", params={"suites": {"t1": 1}},
+                               metrics={"t1.accuracy": 0.5, "note": "x"},
+                               artifacts={"reports": report})
+    assert tracking.stage_run(parent, "eval") == stage
+    run = tracking.client.get_run(stage)
+    assert run.data.tags["mlflow.parentRunId"] == parent
+    assert run.data.tags[STAGE] == "eval" and run.data.tags[JOB_KEY] == "harness-line-a-3"
+    assert run.data.metrics == {"t1.accuracy": 0.5}
+    assert run.data.params == {"suites.t1": "1"}
+    assert [a.path for a in tracking.client.list_artifacts(stage)] == ["reports"]
+    experiment = tracking.client.get_experiment_by_name(experiment_name("line-a"))
+    assert tracking.client.get_run(parent).info.experiment_id == experiment.experiment_id
+
+
+def test_register_once_per_job_and_aliases(tracking, registry_name, tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    parent = tracking.parent_run("line-b", "harness-line-b-1", {})
+    version = tracking.register(parent, registry_name, model, {"hat.gates_passed": "true"})
+    assert tracking.register(parent, registry_name, model, {}) == version == "1"
+    assert tracking.alias_version(registry_name, CHALLENGER) is None
+    tracking.set_alias(registry_name, CHALLENGER, version)
+    assert tracking.aliases(registry_name) == {CHALLENGER: "1"}
+    local = tracking.model_source_dir(registry_name, version)
+    assert (local / "config.json").read_text() == "{}"
+    tracking.delete_alias(registry_name, CHALLENGER)
+    assert tracking.aliases(registry_name) == {}
