@@ -16,6 +16,7 @@ from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError
 from hat_core.evaluation.jsonl import write_jsonl
 
+
 class _RunByDefault(TyperGroup):
     """A group whose first non-option argument, when not a subcommand, means `run`."""
 
