@@ -8,15 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "hat_core" / "evaluation"))
 from fake_openai_server import fake_server  # noqa: E402
+from shared_data import IFEVAL, SHARED, shared, write_rows  # noqa: E402
 
 HAT = str(Path(sys.executable).parent / "hat")
-SHARED = ROOT.parent / "shared" / "data"
-IFEVAL = SHARED / "ifeval"
 BFCL = ROOT / "examples" / "bfcl"
 
 
@@ -25,17 +22,8 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           env=env, cwd=ROOT)
 
 
-def shared(path: Path) -> Path:
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is missing (CI is set: shared data must be beside the repo)")
-        pytest.skip(f"{path} is missing")
-    return path
 
 
-def write_rows(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    return path
 
 
 def test_score_ifeval_gpt4_with_nltk_data_from_the_environment(tmp_path):

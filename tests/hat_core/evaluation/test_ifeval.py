@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_data import IFEVAL, NLTK_DATA, shared, write_rows
 
 from hat_core.errors import NotFoundError
 from hat_core.evaluation import ifeval
@@ -17,22 +18,10 @@ from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.ifeval_checker import UNTRAINED, is_random_dependent, load_splitter
 
 ROOT = Path(__file__).resolve().parents[3]
-SHARED = ROOT.parent / "shared" / "data"
-NLTK_DATA = SHARED / "nltk_data"
-IFEVAL = SHARED / "ifeval"
 
 
-def shared(path: Path) -> Path:
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is missing (CI is set: shared data must be beside the repo)")
-        pytest.skip(f"{path} is missing")
-    return path
 
 
-def write_rows(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    return path
 
 
 def prompt(key: int, ids: list[str], kwargs: list[dict], text: str | None = None) -> dict:
