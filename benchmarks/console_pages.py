@@ -71,7 +71,7 @@ def parse_args() -> argparse.Namespace:
 def extras(session) -> None:
     """What the pages show beyond the fill: an admin, a champion, stages, eval results."""
     add_user(session, name="admin", role="admin", password="bench-password", actor="bench")
-    promote(session, slot="champion", model_version_id=1, actor="bench", reason="bench")
+    promote(session, slot="ab", model_version_id=1, actor="bench", reason="bench")
     curve = [round(0.4 + i / 50, 3) for i in range(20)]
     for stage in ("hsa_sft", "general_opd", "hsa_rl"):
         add_stage_run(session, job_id=2, stage=stage, metrics={

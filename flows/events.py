@@ -3,22 +3,12 @@
 `emit_version_created(line, number)` after a version is committed; the deployment's trigger
 starts `retrain` with the payload's line and number. Emission is best effort: with the
 server down the event is dropped silently, and the outbox row plus the reconciler deliver it.
+The implementation is `hat_core.events` (so that `hat harness submit` and the console, which
+do not import `flows`, emit the same event); `flows.serve` reads `EVENT` for its trigger.
 """
 
 from __future__ import annotations
 
-EVENT = "harness.version.created"
-RESOURCE_PREFIX = "hat.harness"
+from hat_core.events import EVENT, RESOURCE_PREFIX, emit_version_created
 
-
-def emit_version_created(line: str, number: int, emitter: str = "hat") -> str | None:
-    """Emit the event; returns its id, or None when no event client is available."""
-    from prefect.events import emit_event
-
-    event = emit_event(
-        event=EVENT,
-        resource={"prefect.resource.id": f"{RESOURCE_PREFIX}.{line}.{number}",
-                  "hat.emitter": emitter},
-        payload={"line": line, "number": int(number)},
-    )
-    return str(event.id) if event else None
+__all__ = ["EVENT", "RESOURCE_PREFIX", "emit_version_created"]

@@ -10,6 +10,9 @@ and a model version by its `hat.job_key` tag.
     stage = t.stage_run(parent, "sft", params={...}, metrics={...}, artifacts={"model": dir})
     version = t.register(parent, "hat-agent", model_dir, {"hat.gates_passed": "true"})
     t.set_alias("hat-agent", "challenger", version)
+
+Stage folders are logged without their trainer checkpoints (`checkpoints/`, `checkpoint-*`:
+weights plus optimizer states, several times the model): only the final model and reports.
 """
 
 from __future__ import annotations
@@ -24,9 +27,14 @@ from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-CHAMPION, CHALLENGER, PREVIOUS = "champion", "challenger", "previous-champion"
+from hat_core.registry import ModelRegistry
+from hat_core.release import CHALLENGER, CHAMPION, PREVIOUS
+
+__all__ = ["CHALLENGER", "CHAMPION", "PREVIOUS", "Tracking", "experiment_name"]
 JOB_KEY, STAGE = "hat.job_key", "hat.stage"
 CHECKPOINT_PATH = "checkpoint"
+# Trainer checkpoints (weights + optimizer states) beside a stage's final model: never logged.
+SKIPPED_DIRS = ("checkpoints", "checkpoint-*")
 
 
 def experiment_name(line: str) -> str:
@@ -35,9 +43,10 @@ def experiment_name(line: str) -> str:
 
 
 @dataclass
-class Tracking:
+class Tracking(ModelRegistry):
     """An MLflow tracking store and where new experiments keep their artifacts (None: the
-    server's default, for `http(s)://` stores)."""
+    server's default, for `http(s)://` stores); the registry aliases come from
+    `ModelRegistry`."""
 
     tracking_uri: str
     artifact_root: Path | None = None
@@ -116,11 +125,19 @@ class Tracking:
             tags=[RunTag(k, str(v)) for k, v in (tags or {}).items()],
         )
         for name, path in (artifacts or {}).items():
-            path = Path(path)
-            if path.is_dir():
-                self.client.log_artifacts(run_id, str(path), name)
-            elif path.is_file():
-                self.client.log_artifact(run_id, str(path), name)
+            self.log_folder(run_id, Path(path), name)
+
+    def log_folder(self, run_id: str, path: Path, name: str) -> None:
+        """A file, or a folder without its trainer checkpoints (`SKIPPED_DIRS`), as `name`."""
+        if path.is_file():
+            self.client.log_artifact(run_id, str(path), name)
+        elif path.is_dir() and not any(_skipped(c) for c in path.iterdir()):
+            self.client.log_artifacts(run_id, str(path), name)
+        elif path.is_dir():
+            for child in sorted(path.iterdir()):
+                if not _skipped(child):
+                    self.log_folder(run_id, child, name if child.is_file()
+                                    else f"{name}/{child.name}")
 
     def log_json(self, run_id: str, name: str, data: Any) -> None:
         """Store `data` as the JSON artifact `name` of a run."""
@@ -140,37 +157,15 @@ class Tracking:
         """Register the checkpoint folder as a version of `registry_name` (once per job);
         returns the version number as a string."""
         job_key = self.client.get_run(parent_run_id).data.tags[JOB_KEY]
-        self._ensure_model(registry_name)
+        self.ensure_model(registry_name)
         for mv in self.client.search_model_versions(f"name = '{registry_name}'"):
             if mv.tags.get(JOB_KEY) == job_key:
                 return str(mv.version)
-        self.client.log_artifacts(parent_run_id, str(model_dir), CHECKPOINT_PATH)
+        self.log_folder(parent_run_id, Path(model_dir), CHECKPOINT_PATH)
         mv = self.client.create_model_version(
             registry_name, source=f"runs:/{parent_run_id}/{CHECKPOINT_PATH}",
             run_id=parent_run_id, tags={JOB_KEY: job_key, **tags})
         return str(mv.version)
-
-    def set_alias(self, registry_name: str, alias: str, version: str) -> None:
-        self.client.set_registered_model_alias(registry_name, alias, str(version))
-
-    def delete_alias(self, registry_name: str, alias: str) -> None:
-        if self.alias_version(registry_name, alias) is not None:
-            self.client.delete_registered_model_alias(registry_name, alias)
-
-    def alias_version(self, registry_name: str, alias: str) -> str | None:
-        """The version an alias points at, or None (no such model or alias)."""
-        try:
-            return str(self.client.get_model_version_by_alias(registry_name, alias).version)
-        except MlflowException:
-            return None
-
-    def aliases(self, registry_name: str) -> dict[str, str]:
-        """alias -> version of a registered model ({} when it does not exist)."""
-        try:
-            return {k: str(v) for k, v in
-                    self.client.get_registered_model(registry_name).aliases.items()}
-        except MlflowException:
-            return {}
 
     def model_source_dir(self, registry_name: str, version: str) -> Path:
         """A local copy of a registered version's checkpoint folder."""
@@ -179,18 +174,13 @@ class Tracking:
         uri = self.client.get_model_version_download_uri(registry_name, str(version))
         return Path(download_artifacts(artifact_uri=uri, tracking_uri=self.tracking_uri))
 
-    def _ensure_model(self, registry_name: str) -> None:
-        try:
-            self.client.get_registered_model(registry_name)
-        except MlflowException:
-            try:
-                self.client.create_registered_model(registry_name)
-            except MlflowException:  # created concurrently
-                self.client.get_registered_model(registry_name)
-
     def _find_runs(self, experiment_id: str, query: str) -> list:
         return list(self.client.search_runs([experiment_id], query,
                                             order_by=["attributes.start_time ASC"]))
+
+
+def _skipped(path: Path) -> bool:
+    return path.is_dir() and any(path.match(pattern) for pattern in SKIPPED_DIRS)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

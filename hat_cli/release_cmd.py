@@ -2,7 +2,9 @@
 
 The actor is `--actor NAME`, default the operating-system user, and must be a user of the
 store with role operator or admin (`hat user add NAME --role operator`). A version that
-failed its gates is refused unless an admin gives `--override-reason`.
+failed its gates is refused unless an admin gives `--override-reason`. Both commands are the
+one release path (`db.promotion`, through `flows.release`) that the console's release page
+uses too: MLflow aliases first, then the store's promotion row.
 """
 
 from __future__ import annotations

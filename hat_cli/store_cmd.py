@@ -3,6 +3,10 @@
 These commands register themselves on the `hat harness` group (`hat_cli.harness_cmd.app`).
 A stored version is named `N` (when the store holds one harness line) or `LINE:N`. Commands
 refuse (exit 2) a database that is not migrated: run `hat db upgrade` first.
+
+`submit` emits the harness-change Prefect event after the commit when a Prefect API is
+configured (`HAT_PREFECT_API_URL`/`PREFECT_API_URL`); if that fails it warns and exits 0: the
+version is stored and the reconciler of `hat serve` delivers it from the outbox.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from hat_cli.db_cmd import open_store, whoami
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_stored_version
 from hat_cli.harness_cmd import app
+from hat_core.events import announce_version_created, prefect_api_url
 from hat_core.harness_io import dump_harness, load_harness
 from hat_core.render import render
+from hat_core.settings import load_settings
 
 
 @app.command()
@@ -48,7 +54,18 @@ def submit(
         f"{what} version {version.number} of {version.line} (hash {version.content_hash[:12]})",
         err=True,
     )
+    if not known:
+        _announce(version.line, version.number)
     typer.echo(version.number)
+
+
+def _announce(line: str, number: int) -> None:
+    """The harness-change event, when a Prefect API is configured (a warning if it fails)."""
+    api_url = prefect_api_url(load_settings().prefect_api_url)
+    if api_url is None:
+        return
+    sent = announce_version_created(line, number, api_url=api_url, emitter="cli")
+    typer.echo(sent.message if sent.ok else f"warning: {sent.message}", err=True)
 
 
 @app.command("list")

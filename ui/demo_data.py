@@ -5,9 +5,14 @@
     in_transaction(sessions, add_demo_history)
 
 `add_demo_history` stores the example harness weeks v1-v4, a retrain job per version with
-stage runs (metric curves), two registered model versions (one passing its gates, one not),
-their evaluation results (with latency percentiles), a champion promotion, and bad cases
-played by the simulator (a policy that memorised v1, shown v2: the failure HAT fixes).
+stage runs (metric curves), three registered model versions with gate results in the flows'
+format (`GateResults.to_dict()`; two pass, one fails T2), their evaluation results (with
+latency percentiles), the first one as champion of the A/B slot `ab`, and bad cases played by
+the simulator (a policy that memorised v1, shown v2: the failure HAT fixes).
+
+`add_demo_registry(registry, count)` registers the matching versions 1..count of `REGISTRY`
+in an MLflow registry (with the `champion` alias on version 1), so that the console's
+promotion can move the aliases like `hat promote` does.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from db.jobs_repo import add_stage_run, create_job, transition_job
 from db.release_repo import add_eval_result, promote, register_model_version
 from db.users_repo import add_user
 from db.values import User
+from hat_core.gates import GateCheck, GateResults
 from hat_core.harness_io import load_harness
+from hat_core.registry import ModelRegistry
+from hat_core.release import CHAMPION, SLOT
 from hat_core.sim.batch import make_policy, simulate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "harnesses"
@@ -52,8 +60,8 @@ def add_demo_history(session: Session, *, bad_cases: int = 24) -> dict[str, int]
     ids["mv_base"] = _model(session, base, "1", passing=True, quality=0.78)
     ids["mv_good"] = _model(session, good, "2", passing=True, quality=0.91)
     ids["mv_weak"] = _model(session, weak, "3", passing=False, quality=0.70)
-    promote(session, slot="champion", model_version_id=ids["mv_base"], actor="admin",
-            reason="first release", gate_snapshot={})
+    promote(session, slot=SLOT, model_version_id=ids["mv_base"], actor="admin",
+            reason="first release", gate_snapshot=_gates(passing=True, quality=0.78))
     _bad_cases(session, weeks, versions[1].id, ids["mv_base"], bad_cases)
     return ids
 
@@ -80,13 +88,35 @@ def _stage_metrics(stage: str, start: float) -> dict:
     return metrics
 
 
+def add_demo_registry(registry: ModelRegistry, *, count: int = 3) -> list[str]:
+    """Versions 1..count of `REGISTRY` in the MLflow registry (`champion` on version 1), the
+    registry side of `add_demo_history`'s model versions; returns their numbers."""
+    registry.ensure_model(REGISTRY)
+    numbers = [str(registry.client.create_model_version(REGISTRY, source=f"demo/{n}").version)
+               for n in range(1, count + 1)]
+    registry.set_alias(REGISTRY, CHAMPION, numbers[0])
+    return numbers
+
+
+def _gates(*, passing: bool, quality: float) -> dict:
+    """Gate results as the retrain flow stores them (`GateResults.to_dict()`)."""
+    t2 = round(quality - 0.05, 4)
+    checks = (
+        GateCheck("t1", True, quality, 0.7, f"{quality:.3f} >= champion 0.720 - 0.02"),
+        GateCheck("t2", passing, t2, 0.75, f"{t2:.3f} {'>=' if passing else '<'} champion "
+                                           "0.770 - 0.02"),
+        GateCheck("ife_p", True, 0.7, 0.6, "0.700 >= base 0.650 - 0.05"),
+        GateCheck("bad_case_rate", True, round(1 - quality, 3), 0.3,
+                  f"{1 - quality:.3f} <= champion 0.300 + 0.0"),
+        GateCheck("latency", True, True, True, "profile h20 passed"),
+    )
+    return GateResults(checks).to_dict()
+
+
 def _model(session: Session, job_id: int, version: str, *, passing: bool, quality: float) -> int:
-    gates = {"t1_accuracy": {"passed": True, "value": quality, "threshold": 0.7},
-             "t2_variant_accuracy": {"passed": passing, "value": quality - 0.05,
-                                     "threshold": 0.75},
-             "latency_h20": {"passed": True, "value": 2.9, "threshold": 3.5}}
     mv = register_model_version(session, registry_name=REGISTRY, version=version, job_id=job_id,
-                                mlflow_run_id=f"run{job_id:04d}", gate_results=gates)
+                                mlflow_run_id=f"run{job_id:04d}",
+                                gate_results=_gates(passing=passing, quality=quality))
     metrics = {("t1", "accuracy"): quality, ("t2", "accuracy"): quality - 0.05,
                ("ifeval", "prompt_strict"): 0.62 + quality / 10,
                ("tool_robustness", "accuracy"): quality - 0.08,

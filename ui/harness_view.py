@@ -17,9 +17,10 @@ from hat_core.diff import HarnessDiff, diff_harness
 from hat_core.errors import HarnessError, Problem
 from hat_core.harness import Harness
 from hat_core.harness_io import dump_harness, parse_harness
+from hat_core.release import SLOT
 from hat_core.render import render
 
-LIVE_SLOT = "champion"
+LIVE_SLOT = SLOT
 
 
 @dataclass(frozen=True)

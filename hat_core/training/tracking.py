@@ -19,6 +19,8 @@ from typing import Any
 from transformers import TrainerCallback
 
 MAX_PARAM = 500
+# Trainer state beside the final model (resume only): never logged as the `model` artifact.
+NOT_MODEL_FILES = ("optimizer.pt", "scheduler.pt", "rng_state*.pth", "training_args.bin")
 
 
 def flatten(data: dict, prefix: str = "") -> dict[str, Any]:
@@ -100,22 +102,29 @@ class StageTracking:
             Metric(_metric_name(k), v, now, step) for k, v in metrics.items()])
 
     def finish(self, result, log_model: bool = True) -> None:
-        """Final metrics, the probe, the stage manifest; the output dir as the `model` artifact."""
+        """Final metrics, the probe; the final model and the stage manifest (`model_files`) as
+        the `model` artifact."""
         if self.run_id is None:
             return
         final = numeric(result.metrics) | {"global_step": float(result.steps)}
         if result.probe:
             final |= {f"probe/{k}": v for k, v in numeric(result.probe).items()}
         self.log_metrics(final, step=result.steps)
-        if log_model:  # the model files, not the training checkpoints beside them
-            for file in sorted(Path(result.output_dir).iterdir()):
-                if file.is_file():
-                    self.client.log_artifact(self.run_id, str(file), "model")
+        if log_model:
+            for file in model_files(Path(result.output_dir)):
+                self.client.log_artifact(self.run_id, str(file), "model")
         self.client.set_terminated(self.run_id, "FINISHED")
 
     def fail(self) -> None:
         if self.run_id is not None:
             self.client.set_terminated(self.run_id, "FAILED")
+
+
+def model_files(output_dir: Path) -> list[Path]:
+    """The final model's files of a stage folder: not `checkpoints/` (weights + optimizer
+    states of every saved step) nor trainer state files (`NOT_MODEL_FILES`)."""
+    return [f for f in sorted(output_dir.iterdir()) if f.is_file()
+            and not any(f.match(pattern) for pattern in NOT_MODEL_FILES)]
 
 
 def _metric_name(name: str) -> str:

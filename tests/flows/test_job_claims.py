@@ -1,5 +1,6 @@
 """Claiming a retrain job with a lease (`db.flow_repo`): one owner per (version, trigger),
-"already handled" for everyone else, take-over after the owner died, retry after failure."""
+"already handled" for everyone else, take-over after the owner died, retry after failure.
+Every test runs on SQLite and on PostgreSQL (marker `postgres`), the race included."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import threading
 import time
 from datetime import timedelta
 
+import pytest
 from flow_helpers import submit_variant
 
-from db.engine import in_transaction
+from db.engine import in_transaction, make_engine, make_session_factory
 from db.flow_repo import (
     HANDLED,
     RESUMED,
@@ -23,6 +25,14 @@ from db.flow_repo import (
 from db.jobs_repo import add_stage_run, list_jobs
 
 LEASE = timedelta(minutes=5)
+
+
+@pytest.fixture
+def store(databases, backend):
+    """A fresh store at head on each backend (overrides the SQLite-only `store`)."""
+    engine = make_engine(databases.migrated(backend), pool_size=20, max_overflow=5)
+    yield make_session_factory(engine)
+    engine.dispose()
 
 
 def claim(store, version, owner, lease=LEASE, trigger="harness-change"):

@@ -88,3 +88,32 @@ def test_rollback_needs_a_previous_champion(store, tracking, registry_name, tmp_
     promote(store, tracking, registry_name, v1)
     with pytest.raises(ReleaseRefused, match="no previous champion"):
         rollback_slot(store, tracking, registry_name=registry_name, actor="olga")
+
+
+def test_mlflow_unreachable_or_refusing_leaves_the_store_unchanged(store, tracking,
+                                                                   registry_name, tmp_path,
+                                                                   people):
+    import socket
+
+    from db.engine import in_transaction
+    from db.release_repo import register_model_version
+    from flows.tracking import Tracking
+    from hat_core.registry import ModelRegistry, RegistryUnavailable
+
+    v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    for registry in (Tracking(dead), ModelRegistry(dead)):
+        with pytest.raises(RegistryUnavailable, match="not reachable.*nothing was changed"):
+            promote_version(store, registry, registry_name=registry_name, version=v1,
+                            actor="olga")
+    passing = {"passed": True, "gates": {"t1": {"passed": True, "reason": "ok"}}}
+    in_transaction(store, lambda s: register_model_version(   # in the store, not in MLflow
+        s, registry_name=f"{registry_name}-x", version="7", gate_results=passing))
+    with pytest.raises(RegistryUnavailable, match="could not point alias 'champion'"):
+        promote_version(store, tracking, registry_name=f"{registry_name}-x", version="7",
+                        actor="olga")
+    with store() as s:
+        assert list_promotions(s) == []
+    assert tracking.aliases(registry_name) == {CHALLENGER: v1}

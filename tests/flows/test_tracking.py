@@ -40,3 +40,35 @@ def test_register_once_per_job_and_aliases(tracking, registry_name, tmp_path):
     assert (local / "config.json").read_text() == "{}"
     tracking.delete_alias(registry_name, CHALLENGER)
     assert tracking.aliases(registry_name) == {}
+
+
+def test_registration_and_stage_folders_skip_trainer_checkpoints(tracking, registry_name,
+                                                                  tmp_path):
+    model = tmp_path / "rl"
+    (model / "checkpoints" / "checkpoint-2").mkdir(parents=True)
+    (model / "checkpoints" / "checkpoint-2" / "optimizer.pt").write_bytes(b"0" * 4096)
+    (model / "checkpoint-1").mkdir()
+    (model / "checkpoint-1" / "scheduler.pt").write_bytes(b"0")
+    (model / "reports").mkdir()
+    (model / "reports" / "probe.json").write_text("{}")
+    for name in ("config.json", "model.safetensors", "hat_stage.json"):
+        (model / name).write_text("{}")
+    parent = tracking.parent_run("line-c", "harness-line-c-1", {})
+    version = tracking.register(parent, registry_name, model, {})
+    local = tracking.model_source_dir(registry_name, version)
+    found = sorted(str(p.relative_to(local)) for p in local.rglob("*") if p.is_file())
+    assert found == ["config.json", "hat_stage.json", "model.safetensors", "reports/probe.json"]
+    stage = tracking.stage_run(parent, "rl", artifacts={"model": model})
+    assert sorted(a.path for a in tracking.client.list_artifacts(stage, "model")) == [
+        "model/config.json", "model/hat_stage.json", "model/model.safetensors", "model/reports"]
+
+
+def test_training_stages_log_the_final_model_only(tmp_path):
+    from hat_core.training.tracking import model_files
+
+    (tmp_path / "checkpoints" / "checkpoint-4").mkdir(parents=True)
+    for name in ("model.safetensors", "config.json", "hat_stage.json", "optimizer.pt",
+                 "scheduler.pt", "rng_state_0.pth", "training_args.bin"):
+        (tmp_path / name).write_text("x")
+    assert [f.name for f in model_files(tmp_path)] == [
+        "config.json", "hat_stage.json", "model.safetensors"]

@@ -1,5 +1,6 @@
-"""Console test fixtures: a migrated SQLite store seeded with demo users and history (made once
-per session, copied per test), and AppTest runs of `ui/app.py` logged in as a role."""
+"""Console test fixtures: a migrated SQLite store seeded with demo users and history and an
+MLflow SQLite registry holding its model versions (both made once per session, copied per test
+into the test's `HAT_HOME`), and AppTest runs of `ui/app.py` logged in as a role."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from console_helpers import APP, PASSWORD, SECRET
+from console_helpers import APP, PASSWORD, SECRET, home_with_registry
 
 
 @pytest.fixture(scope="session")
@@ -27,15 +28,28 @@ def seeded_template(tmp_path_factory) -> tuple[Path, dict[str, int]]:
     return path, ids
 
 
+@pytest.fixture(scope="session")
+def mlflow_template(tmp_path_factory) -> Path:
+    """An MLflow SQLite store whose registry holds the demo model versions (champion: 1)."""
+    from hat_core.registry import ModelRegistry
+    from ui.demo_data import add_demo_registry
+
+    path = tmp_path_factory.mktemp("mlflow") / "mlflow.db"
+    add_demo_registry(ModelRegistry(f"sqlite:///{path}"))
+    return path
+
+
 @pytest.fixture
-def console_db(seeded_template, tmp_path, monkeypatch) -> tuple[str, dict[str, int]]:
-    """A fresh copy of the seeded store, configured for the console (env variables)."""
+def console_db(seeded_template, mlflow_template, tmp_path, monkeypatch
+               ) -> tuple[str, dict[str, int]]:
+    """A fresh copy of the seeded store and registry, configured for the console (env)."""
     template, ids = seeded_template
     path = tmp_path / "hat.db"
     shutil.copyfile(template, path)
     url = f"sqlite:///{path}"
     monkeypatch.setenv("HAT_DATABASE_URL", url)
-    monkeypatch.setenv("HAT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HAT_HOME", str(home_with_registry(tmp_path / "home", mlflow_template)))
+    monkeypatch.delenv("HAT_MLFLOW_TRACKING_URI", raising=False)
     monkeypatch.setenv("HAT_CONSOLE_SECRET", SECRET)
     monkeypatch.delenv("HAT_PREFECT_API_URL", raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import time
@@ -13,6 +14,13 @@ APP = str(ROOT / "ui" / "app.py")
 EXAMPLES = ROOT / "examples" / "harnesses"
 PASSWORD = "demo-password-1"
 SECRET = "test-console-secret"
+
+
+def home_with_registry(home: Path, mlflow_template: Path) -> Path:
+    """`home` with a copy of the demo registry where the settings look for it by default."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(mlflow_template, home / "mlflow.db")
+    return home
 
 
 def texts(at) -> str:

@@ -1,20 +1,31 @@
 """The console in a real browser: Debian chromium driven by Playwright against `streamlit run`.
 
 One story as an operator: log in, reload (still logged in), submit a harness edit, see its
-diff, label a bad case, promote a checkpoint. Screenshots go to `test-artifacts/ui/`.
+diff, label a bad case, promote a checkpoint into the A/B slot (the MLflow aliases move, as
+with `hat promote`). Screenshots go to `test-artifacts/ui/`.
 Needs `/usr/bin/chromium` (`make browser`); marked `browser`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from console_helpers import APP, EXAMPLES, PASSWORD, ROOT, SECRET, free_port, wait_healthy
+from console_helpers import (
+    APP,
+    EXAMPLES,
+    PASSWORD,
+    ROOT,
+    SECRET,
+    free_port,
+    home_with_registry,
+    wait_healthy,
+)
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -24,7 +35,7 @@ ARTIFACTS = ROOT / "test-artifacts" / "ui"
 
 
 @pytest.fixture(scope="module")
-def server(seeded_template, tmp_path_factory):
+def server(seeded_template, mlflow_template, tmp_path_factory):
     if not Path(CHROMIUM).exists():
         message = "no /usr/bin/chromium: run `make browser`"
         if os.environ.get("CI"):
@@ -35,7 +46,9 @@ def server(seeded_template, tmp_path_factory):
     shutil.copyfile(template, tmp / "hat.db")
     port = free_port()
     env = {**os.environ, "HAT_DATABASE_URL": f"sqlite:///{tmp / 'hat.db'}",
-           "HAT_HOME": str(tmp / "home"), "HAT_CONSOLE_SECRET": SECRET}
+           "HAT_HOME": str(home_with_registry(tmp / "home", mlflow_template)),
+           "HAT_CONSOLE_SECRET": SECRET}
+    env.pop("HAT_MLFLOW_TRACKING_URI", None)
     env.pop("PREFECT_API_URL", None)
     env.pop("HAT_PREFECT_API_URL", None)
     log = open(tmp / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
@@ -47,7 +60,7 @@ def server(seeded_template, tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)
-        yield url, ids
+        yield url, ids, tmp / "home"
     finally:
         proc.terminate()
         try:
@@ -82,12 +95,16 @@ def _settled(page) -> None:
 
 
 def _nav(page, title: str) -> None:
-    page.locator("[data-testid='stSidebarNav']").get_by_role("link", name=title, exact=True).click()
+    nav = page.locator("[data-testid='stSidebarNav']")
+    more = nav.get_by_text(re.compile(r"^View \d+ more$"))  # a long menu is folded
+    if more.count():
+        more.first.click()
+    nav.get_by_role("link", name=title, exact=True).click()
     _settled(page)
 
 
 def test_operator_story(page, server):
-    url, ids = server
+    url, ids, home = server
     page.goto(url)
     page.get_by_role("textbox", name="User name").fill("operator")
     page.get_by_role("textbox", name="Password").fill(PASSWORD)
@@ -134,6 +151,10 @@ def test_operator_story(page, server):
     form.get_by_role("button", name="Promote").click()
     page.get_by_text("Promoted live-stream-avatar v2").wait_for()
     _shot(page, "05-promoted")
+    from hat_core.registry import ModelRegistry
+
+    registry = ModelRegistry(f"sqlite:///{home / 'mlflow.db'}")
+    assert registry.aliases("live-stream-avatar") == {"champion": "2", "previous-champion": "1"}
 
     _nav(page, "Job")
     page.get_by_text("Reward components").first.wait_for()

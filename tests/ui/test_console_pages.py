@@ -129,55 +129,90 @@ def test_viewer_cannot_label(console):
     assert not [b for b in at.button if b.key == "bc_save"]
 
 
+def _aliases(console_db) -> dict[str, str]:
+    from hat_core.registry import ModelRegistry
+    from hat_core.settings import load_settings
+    from ui.demo_data import REGISTRY
+
+    return ModelRegistry(load_settings().resolved_mlflow_uri()).aliases(REGISTRY)
+
+
 def test_promotion_refused_and_allowed(console, console_db, console_sessions):
     ids = console_db[1]
     reviewer = console("reviewer", "release")
     assert not [b for b in reviewer.button if b.key == "promote_submit"]
     assert "operators and admins promote" in texts(reviewer)
+    assert "B: challenger" in [h.value for h in reviewer.subheader]
 
     operator = console("operator", "release")
+    assert "live-stream-avatar v2" in texts(operator)   # the challenger (passed, newer)
     operator.selectbox(key="promote_model").set_value(ids["mv_weak"])
-    operator.selectbox(key="promote_slot").set_value("challenger")
     operator.button(key="promote_submit").click().run()
-    assert "Promotion refused" in operator.error[0].value and "admin" in operator.error[0].value
+    refused = operator.error[0].value
+    assert "Promotion refused" in refused and "only an admin" in refused
+    assert "gates.t2:" in refused                           # each failed gate with its reason
     with console_sessions() as s:
-        assert current_promotion(s, slot="challenger") is None
+        assert current_promotion(s, slot="ab").model_version_id == ids["mv_base"]
+    assert _aliases(console_db) == {"champion": "1"}
 
     operator.selectbox(key="promote_model").set_value(ids["mv_good"])
     operator.button(key="promote_submit").click().run()
     assert not operator.exception
-    assert "Promoted" in operator.success[0].value
+    assert "Promoted live-stream-avatar v2" in operator.success[0].value
     with console_sessions() as s:
-        assert current_promotion(s, slot="challenger").model_version_id == ids["mv_good"]
+        assert current_promotion(s, slot="ab").model_version_id == ids["mv_good"]
+    assert _aliases(console_db) == {"champion": "2", "previous-champion": "1"}
 
     admin = console("admin", "release")
     admin.selectbox(key="promote_model").set_value(ids["mv_weak"])
-    admin.selectbox(key="promote_slot").set_value("champion")
     admin.button(key="promote_submit").click().run()
     assert "override needs a reason" in admin.error[0].value
     admin.text_input(key="promote_reason").input("compliance hotfix, T2 gate known flaky")
     admin.button(key="promote_submit").click().run()
     assert "(override)" in admin.success[0].value
     with console_sessions() as s:
-        champion = current_promotion(s, slot="champion")
+        champion = current_promotion(s, slot="ab")
     assert (champion.model_version_id, champion.override) == (ids["mv_weak"], True)
+    assert _aliases(console_db) == {"champion": "3", "previous-champion": "2"}
 
 
 def test_rollback_restores_the_previous_champion(console, console_db, console_sessions):
     ids = console_db[1]
     admin = console("admin", "release")
     admin.selectbox(key="promote_model").set_value(ids["mv_good"])
-    admin.selectbox(key="promote_slot").set_value("champion")
     admin.button(key="promote_submit").click().run()
     operator = console("operator", "release")
-    operator.button(key="rollback_champion").click().run()
+    operator.button(key="rollback_ab").click().run()
     assert not operator.exception
+    assert "Rolled back slot ab to version 1 (was 2)" in operator.success[0].value
     with console_sessions() as s:
-        history = list_promotions(s, slot="champion")
+        history = list_promotions(s, slot="ab")
     assert history[0].model_version_id == ids["mv_base"]
-    assert history[0].reason.startswith("rollback of promotion")
+    assert history[0].reason == "rollback from version 2: console rollback"
+    assert _aliases(console_db) == {"champion": "1", "previous-champion": "2"}
     audit = console("operator", "audit")
     assert "promotion.add" in set(audit.dataframe[0].value["action"])
+
+
+def test_promotion_with_mlflow_down_changes_nothing(console, console_db, console_sessions,
+                                                    monkeypatch):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("HAT_MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    with console_sessions() as s:
+        before = list_promotions(s)
+    operator = console("operator", "release")
+    operator.selectbox(key="promote_model").set_value(console_db[1]["mv_good"])
+    operator.button(key="promote_submit").click().run()
+    assert not operator.exception and not operator.success
+    message = operator.error[0].value
+    assert f"MLflow at http://127.0.0.1:{port} is not reachable" in message
+    assert "nothing was changed" in message
+    with console_sessions() as s:
+        assert list_promotions(s) == before
 
 
 def test_runs_job_compare_pages(console, console_db):

@@ -47,12 +47,12 @@ def test_models_and_slots(sessions, ids):
         assert page[0].number == 3
         assert set(models_by_ids(s, ids=[ids["mv_base"], 999])) == {ids["mv_base"]}
         assert [m.id for m in models_of_job(s, job_id=ids["job_good"])] == [ids["mv_good"]]
-        assert slot_harness_version_id(s, slot="champion") == ids["v1"]
-        assert slot_harness_version_id(s, slot="challenger") is None
-    in_transaction(sessions, lambda s: promote(s, slot="champion",
+        assert slot_harness_version_id(s, slot="ab") == ids["v1"]
+        assert slot_harness_version_id(s, slot="other") is None
+    in_transaction(sessions, lambda s: promote(s, slot="ab",
                                                model_version_id=ids["mv_good"], actor="t"))
     with sessions() as s:
-        assert slot_harness_version_id(s, slot="champion") == ids["v2"]
+        assert slot_harness_version_id(s, slot="ab") == ids["v2"]
 
 
 def test_audit_and_failure_types(sessions, ids):

@@ -5,6 +5,7 @@ import streamlit as st
 
 from db.console_queries import models_page
 from db.release_repo import current_promotion, list_eval_results
+from hat_core.release import SLOT
 from ui import charts, store
 from ui.mlflow_links import mlflow_ui_base, model_link, run_link
 from ui.runs_view import comparison_rows, latency_rows, long_form
@@ -16,7 +17,7 @@ listings = store.read(lambda s: models_page(s, limit=200))
 if not listings:
     st.info("No model version is registered yet.")
     st.stop()
-champion = store.read(lambda s: current_promotion(s, slot="champion"))
+champion = store.read(lambda s: current_promotion(s, slot=SLOT))
 names = {m.model.id: f"{m.model.registry_name} v{m.model.version}"
          + (f" (harness {m.line} v{m.number})" if m.number else "") for m in listings}
 ids = list(names)

@@ -1,10 +1,13 @@
 """Edit and submit a harness: a YAML editor (pre-filled with the newest version) or an
-upload; every validation problem is shown with its path and nothing is stored until valid."""
+upload; every validation problem is shown with its path and nothing is stored until valid.
+After storing, the harness-change event goes to the configured Prefect API (a warning if it
+cannot: the reconciler delivers the version from the outbox)."""
 
 import streamlit as st
 
 from db.harness_repo import find_version_by_hash, latest_version, list_lines
 from hat_core.diff import diff_harness
+from hat_core.events import announce_version_created, prefect_api_url
 from ui import store
 from ui.harness_view import as_yaml, change_rows, submit_valid, validate_text
 from ui.session import require_user
@@ -41,6 +44,10 @@ if known is not None:
 version = store.write(lambda s: submit_valid(s, harness=harness, author=user.name, note=note))
 st.success(f"Stored version {version.number} of {version.line} "
            f"(hash {version.content_hash[:12]}); a retrain will be decided for it.")
+api_url = prefect_api_url(store.settings().prefect_api_url)
+sent = announce_version_created(version.line, version.number, api_url=api_url,
+                                emitter="console")
+(st.caption if sent.ok or api_url is None else st.warning)(sent.message)
 if base is not None and base.line == version.line:
     diff = diff_harness(base.harness(), harness)
     st.markdown(f"**Against v{base.number}:** {len(diff.semantic)} semantic, "

@@ -1,68 +1,99 @@
-"""Release: the A/B slot (champion vs challenger), the gate results of each candidate,
-promotion (reviewers cannot; operators when the gates pass; admins override with a reason),
-rollback, and the slot history."""
+"""Release: the A/B slot (A = champion, B = challenger, and the champion it replaced), the
+gate results of each candidate, promotion and rollback through the same path as
+`hat promote` / `hat rollback` (MLflow aliases, then the store's row), and the slot's audit log."""
 
 import streamlit as st
 
+from db.audit_repo import list_audit
 from db.console_queries import models_by_ids, models_page
-from db.errors import StoreError
-from db.release_repo import current_promotion, list_promotions
+from db.release_repo import list_promotions
+from hat_core.errors import HatError
 from ui import store
-from ui.auth import PermissionDenied
 from ui.flash import flash_and_rerun, show_flash
 from ui.paging import PAGE, cursor, pager
 from ui.release_rules import (
-    SLOTS,
+    SLOT,
     gates_of,
-    gates_pass,
-    promote_checked,
-    rollback_checked,
-    update_mlflow_alias,
+    gates_passed,
+    promote_model,
+    registry_of,
+    rollback_model,
+    slot_view,
 )
 from ui.session import allowed, require_user
 
 user = require_user("release.view")
 st.title("Release")
+st.caption(f"Slot `{SLOT}`: A is the champion (MLflow alias `champion`), B the challenger "
+           "(alias `challenger`); `hat promote` and this page do the same thing.")
 show_flash()
 
-
-def _label(listing) -> str:
-    m = listing.model
-    trained = f", harness {listing.line} v{listing.number}" if listing.number else ""
-    return f"{m.registry_name} v{m.version}{trained}"
+view = store.read(slot_view)
+listed = store.read(lambda s: models_by_ids(s, ids=[m.id for m in (
+    view.champion, view.challenger, view.previous) if m]))
 
 
-holders = {slot: store.read(lambda s, slot=slot: current_promotion(s, slot=slot))
-           for slot in SLOTS}
-held = store.read(lambda s: models_by_ids(
-    s, ids=[p.model_version_id for p in holders.values() if p]))
-for column, slot in zip(st.columns(len(SLOTS)), SLOTS, strict=True):
-    with column:
-        st.subheader(slot.capitalize())
-        promotion = holders[slot]
-        if promotion is None:
-            st.info("empty")
-            continue
-        listing = held[promotion.model_version_id]
-        st.markdown(f"**{_label(listing)}**")
-        st.caption(f"since {promotion.created_at:%Y-%m-%d %H:%M} by {promotion.actor}"
-                   + (" · OVERRIDE" if promotion.override else "")
-                   + (f" · {promotion.reason}" if promotion.reason else ""))
-        if allowed("release.rollback") and promotion.previous_model_version_id:
-            if st.button(f"Roll back {slot}", key=f"rollback_{slot}"):
-                try:
-                    back = store.write(lambda s, slot=slot: rollback_checked(
-                        s, user=user, slot=slot, reason="console rollback"))
-                except (PermissionDenied, StoreError) as exc:
-                    st.error(str(exc))
-                else:
-                    flash_and_rerun(f"Rolled back {slot} to model version id "
-                                    f"{back.model_version_id}.")
+def _label(model) -> str:
+    listing = listed.get(model.id) if model else None
+    trained = f", harness {listing.line} v{listing.number}" if listing and listing.number else ""
+    return f"{model.registry_name} v{model.version}{trained}"
+
+
+def _gates(model) -> None:
+    gates = gates_of(model.gate_results)
+    st.caption("gates: " + (" · ".join(("✔ " if g.passed else "✘ ") + g.name for g in gates)
+                            or "none recorded"))
+
+
+a, b, previous = st.columns(3)
+with a:
+    st.subheader("A: champion")
+    if view.champion is None:
+        st.info("empty: nothing promoted yet")
+    else:
+        p = view.promotion
+        st.markdown(f"**{_label(view.champion)}**")
+        st.caption(f"since {p.created_at:%Y-%m-%d %H:%M} by {p.actor}"
+                   + (" · OVERRIDE" if p.override else "") + (f" · {p.reason}" if p.reason else ""))
+        _gates(view.champion)
+with b:
+    st.subheader("B: challenger")
+    if view.challenger is None:
+        st.info("none: no newer version passed its gates")
+    else:
+        st.markdown(f"**{_label(view.challenger)}**")
+        _gates(view.challenger)
+with previous:
+    st.subheader("Previous champion")
+    if view.previous is None:
+        st.info("none: nothing to roll back to")
+    else:
+        st.markdown(f"**{_label(view.previous)}**")
+        if allowed("release.rollback") and st.button("Roll back to it", key="rollback_ab"):
+            try:
+                done = rollback_model(store.sessions(), registry_of(store.settings()),
+                                      user=user, champion=view.champion,
+                                      reason="console rollback")
+            except HatError as exc:
+                st.error(f"Rollback failed: {exc.report()}")
+            else:
+                flash_and_rerun(f"Rolled back slot {SLOT} to version {done.version} "
+                                f"(was {done.previous_version}).")
+
+if st.button("Show the MLflow aliases", key="show_aliases") and view.champion is not None:
+    try:
+        registry = registry_of(store.settings())
+        registry.check()
+        st.json(registry.aliases(view.champion.registry_name))
+    except HatError as exc:
+        st.warning(exc.report())
 
 st.markdown("#### Candidates and their gates")
 candidates = store.read(lambda s: models_page(s, before_id=cursor("candidates"), limit=PAGE))
-st.dataframe([{"model": _label(c), "id": c.model.id,
-               "gates": "pass" if gates_pass(c.model.gate_results) else "FAIL",
+st.dataframe([{"model": f"{c.model.registry_name} v{c.model.version}"
+                        + (f", harness {c.line} v{c.number}" if c.number else ""),
+               "id": c.model.id,
+               "gates": "pass" if gates_passed(c.model.gate_results) else "FAIL",
                **{g.name: ("✔ " if g.passed else "✘ ") + g.detail
                   for g in gates_of(c.model.gate_results)},
                "registered": f"{c.model.created_at:%Y-%m-%d %H:%M}"} for c in candidates],
@@ -71,31 +102,40 @@ pager("candidates", last_id=candidates[-1].model.id if candidates else None,
       full=len(candidates) == PAGE)
 
 if allowed("release.promote") and candidates:
-    st.markdown("#### Promote")
+    st.markdown(f"#### Promote to champion (slot {SLOT})")
     by_id = {c.model.id: c for c in candidates}
     with st.form("promote"):
         chosen = st.selectbox("Model version", list(by_id), key="promote_model",
-                              format_func=lambda i: _label(by_id[i]))
-        slot = st.selectbox("Slot", SLOTS[::-1], key="promote_slot")
+                              format_func=lambda i: f"{by_id[i].model.registry_name} "
+                                                    f"v{by_id[i].model.version}"
+                              + (f", harness {by_id[i].line} v{by_id[i].number}"
+                                 if by_id[i].number else ""))
         reason = st.text_input("Override reason (admins, only when gates failed)",
                                key="promote_reason", disabled=not allowed("release.override"))
         go = st.form_submit_button("Promote", type="primary", key="promote_submit")
     if go:
+        model = by_id[chosen].model
         try:
-            done = store.write(lambda s: promote_checked(
-                s, user=user, model_version_id=chosen, slot=slot, override_reason=reason or ""))
-        except (PermissionDenied, StoreError) as exc:
-            st.error(f"Promotion refused: {exc}")
+            done = promote_model(store.sessions(), registry_of(store.settings()), user=user,
+                                 model=model, override_reason=reason or "")
+        except HatError as exc:
+            st.error(f"Promotion refused: {exc.report()}")
         else:
-            alias = update_mlflow_alias(by_id[chosen].model, slot)
-            flash_and_rerun(f"Promoted {_label(by_id[chosen])} to {slot}"
-                            + (" (override)" if done.override else "") + f". {alias}")
+            what = "Promoted" if done.changed else "Already the champion:"
+            flash_and_rerun(f"{what} {model.registry_name} v{model.version} to champion "
+                            f"(slot {SLOT})" + (" (override)" if done.promotion.override else "")
+                            + (f"; previous champion v{done.previous_version}"
+                               if done.previous_version else "") + ".")
 elif not allowed("release.promote"):
     st.info(f"A {user.role} can read the release state; operators and admins promote.")
 
-st.markdown("#### Slot history")
-history = store.read(lambda s: list_promotions(s, limit=50))
-st.dataframe([{"id": p.id, "slot": p.slot, "model version id": p.model_version_id,
+st.markdown("#### Slot history and audit log")
+history = store.read(lambda s: list_promotions(s, slot=SLOT, limit=50))
+st.dataframe([{"id": p.id, "model version id": p.model_version_id,
                "replaced": p.previous_model_version_id, "actor": p.actor, "reason": p.reason,
                "override": p.override, "at": f"{p.created_at:%Y-%m-%d %H:%M}"}
               for p in history], hide_index=True, width="stretch")
+audit = store.read(lambda s: list_audit(s, entity="slot", entity_id=SLOT, limit=50))
+st.dataframe([{"at": f"{e.created_at:%Y-%m-%d %H:%M}", "actor": e.actor, "action": e.action,
+               "before": e.before, "after": e.after} for e in audit],
+             hide_index=True, width="stretch")

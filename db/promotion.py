@@ -1,0 +1,117 @@
+"""The one release path: promote into the A/B slot or roll it back (aliases, then the row).
+
+Promote a registered model version into slot `ab`, or roll the slot back, moving the MLflow
+registry aliases and recording the promotion in the store.
+
+`hat promote` / `hat rollback` (through `flows.release`) and the console's release page call
+these two functions. The rules are `hat_core.release` (roles from the store's users, gates
+from `ModelVersion.gate_results`); the aliases are `hat_core.registry.ModelRegistry`.
+
+The store is the truth and its promotion row is the commit point: the registry is checked
+and the aliases are set first, then the row is written. MLflow down or refusing: nothing is
+written. A crash between the two leaves the store unchanged, and a retry sets the same aliases
+and writes the row; repeating a finished promotion changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.engine import in_transaction
+from db.flow_repo import find_model_version
+from db.release_repo import current_promotion, get_model_version, promote
+from db.users_repo import get_user
+from db.values import ModelVersion, Promotion
+from hat_core.errors import NotFoundError
+from hat_core.registry import ModelRegistry
+from hat_core.release import SLOT, check_actor, check_promotion, rollback_target
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    """The promotion now recorded for the slot and whether this call changed anything."""
+
+    promotion: Promotion
+    version: str
+    previous_version: str | None
+    changed: bool
+
+
+def promote_slot(
+    sessions: sessionmaker[Session],
+    registry: ModelRegistry,
+    *,
+    registry_name: str,
+    version: str,
+    actor: str,
+    slot: str = SLOT,
+    override_reason: str = "",
+) -> ReleaseResult:
+    """Make `version` the champion of `slot` if the rules allow `actor` to (else
+    `hat_core.release.ReleaseRefused`); `RegistryUnavailable` leaves the store unchanged."""
+    with sessions() as s:
+        role = check_actor(actor, _role(s, actor))
+        target = _stored(s, registry_name, version)
+        current = current_promotion(s, slot=slot)
+        held = _version(s, current.model_version_id) if current else None
+        replaced = _version(s, current.previous_model_version_id) if current else None
+    override = check_promotion(role, version=target.version, gate_results=target.gate_results,
+                               override_reason=override_reason)
+    registry.check()
+    if current is not None and current.model_version_id == target.id:
+        registry.move_champion(registry_name, target.version, replaced)
+        return ReleaseResult(current, target.version, replaced, False)
+    registry.move_champion(registry_name, target.version, held)
+    reason = override_reason.strip() or "gates passed"
+    row = in_transaction(sessions, lambda s: promote(
+        s, slot=slot, model_version_id=target.id, actor=actor, reason=reason,
+        gate_snapshot=target.gate_results, override=override))
+    return ReleaseResult(row, target.version, held, True)
+
+
+def rollback_slot(
+    sessions: sessionmaker[Session],
+    registry: ModelRegistry,
+    *,
+    registry_name: str,
+    actor: str,
+    slot: str = SLOT,
+    reason: str = "",
+) -> ReleaseResult:
+    """Give the champion back to the version the current champion replaced (a new, audited
+    promotion row); `ReleaseRefused` when there is none."""
+    with sessions() as s:
+        check_actor(actor, _role(s, actor))
+        current = current_promotion(s, slot=slot)
+        back_id = rollback_target(current and current.model_version_id,
+                                  current and current.previous_model_version_id, slot)
+        back = get_model_version(s, model_version_id=back_id)
+        now = get_model_version(s, model_version_id=current.model_version_id)
+    registry.check()
+    registry.move_champion(registry_name, back.version, now.version)
+    why = f"rollback from version {now.version}" + (f": {reason.strip()}" if reason.strip()
+                                                    else "")
+    row = in_transaction(sessions, lambda s: promote(
+        s, slot=slot, model_version_id=back.id, actor=actor, reason=why,
+        gate_snapshot=back.gate_results, override=False))
+    return ReleaseResult(row, back.version, now.version, True)
+
+
+def _role(session: Session, actor: str) -> str | None:
+    user = get_user(session, name=actor)
+    return user.role if user else None
+
+
+def _stored(session: Session, registry_name: str, version: str) -> ModelVersion:
+    found = find_model_version(session, registry_name=registry_name, version=str(version))
+    if found is None:
+        raise NotFoundError(f"model version {registry_name}/{version} is not in the store")
+    return found
+
+
+def _version(session: Session, model_version_id: int | None) -> str | None:
+    if model_version_id is None:
+        return None
+    return get_model_version(session, model_version_id=model_version_id).version
