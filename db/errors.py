@@ -11,3 +11,7 @@ class StoreError(HatError):
 
 class NotMigratedError(StoreError):
     """The database schema is not at the head revision; run `hat db upgrade`."""
+
+
+class ReviewClosedError(StoreError):
+    """A vote on (or a second close of) a pairwise review that is already closed."""

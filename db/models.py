@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -37,6 +38,10 @@ NAMING = {
 JOB_STATES = ("queued", "running", "succeeded", "failed", "skipped")
 REVIEW_STATES = ("new", "confirmed", "dismissed", "fixed")
 ROLES = ("viewer", "reviewer", "operator", "admin")
+PAIRWISE_STATES = ("open", "closed")
+PAIRWISE_SIDES = ("left", "right")
+PAIRWISE_CHOICES = ("left", "right", "tie")  # what a reviewer picks: a shown side, or a tie
+JUDGE_CHOICES = ("a", "b", "tie")  # a judge's pairwise verdict, in system terms
 
 
 def utcnow() -> datetime:
@@ -225,3 +230,91 @@ class AuditRow(Base):
     before: Mapped[dict[str, Any] | None]
     after: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AbAnalysisRow(Base):
+    """A saved A/B analysis: the file's name and sha256, the settings and the whole result.
+
+    The per-user rows stay out of the store (they can be millions of rows of personal data);
+    the sha256 says which file was analysed and `result` is `AbReport.to_dict()`.
+    """
+
+    __tablename__ = "ab_analyses"
+    __table_args__ = (Index("ix_ab_analyses_source_sha256", "source_sha256"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    source_name: Mapped[str] = mapped_column(String(500))
+    source_sha256: Mapped[str] = mapped_column(String(64))
+    control: Mapped[str] = mapped_column(String(100))
+    treatment: Mapped[str] = mapped_column(String(100))
+    metrics: Mapped[list[str]] = mapped_column(JSON)
+    n_rows: Mapped[int] = mapped_column(Integer)
+    n_users: Mapped[int] = mapped_column(Integer)
+    trustworthy: Mapped[bool] = mapped_column(Boolean)
+    settings: Mapped[dict[str, Any]]
+    result: Mapped[dict[str, Any]]
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class PairwiseReviewRow(Base):
+    """A blind pairwise review of system A against system B; identities hidden until closed."""
+
+    __tablename__ = "pairwise_reviews"
+    __table_args__ = (
+        CheckConstraint(_in("state", PAIRWISE_STATES), name="state"),
+        Index("ix_pairwise_reviews_state_id", "state", "id"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    state: Mapped[str] = mapped_column(String(10), default="open")
+    system_a: Mapped[str] = mapped_column(String(200))
+    system_b: Mapped[str] = mapped_column(String(200))
+    model_version_a_id: Mapped[int | None] = mapped_column(ForeignKey("model_versions.id"))
+    model_version_b_id: Mapped[int | None] = mapped_column(ForeignKey("model_versions.id"))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    closed_by: Mapped[str] = mapped_column(String(200), default="")
+    closed_at: Mapped[datetime | None]
+
+
+class PairwiseItemRow(Base):
+    """One scenario of a review: the two responses as shown, and (hidden) which side is A."""
+
+    __tablename__ = "pairwise_items"
+    __table_args__ = (
+        UniqueConstraint("review_id", "position", name="uq_pairwise_items_review_position"),
+        UniqueConstraint("review_id", "scenario_id", name="uq_pairwise_items_review_scenario"),
+        CheckConstraint(_in("a_side", PAIRWISE_SIDES), name="a_side"),
+        CheckConstraint("judge_choice IS NULL OR " + _in("judge_choice", JUDGE_CHOICES),
+                        name="judge_choice"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    review_id: Mapped[int] = mapped_column(ForeignKey("pairwise_reviews.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    scenario_id: Mapped[str] = mapped_column(String(200))
+    prompt: Mapped[str] = mapped_column(Text, default="")
+    response_left: Mapped[str] = mapped_column(Text)
+    response_right: Mapped[str] = mapped_column(Text)
+    a_side: Mapped[str] = mapped_column(String(5))
+    judge_choice: Mapped[str | None] = mapped_column(String(5))
+
+
+class PairwiseVoteRow(Base):
+    """One reviewer's choice on one item (left, right or tie) with a comment."""
+
+    __tablename__ = "pairwise_votes"
+    __table_args__ = (
+        UniqueConstraint("item_id", "reviewer", name="uq_pairwise_votes_item_reviewer"),
+        CheckConstraint(_in("choice", PAIRWISE_CHOICES), name="choice"),
+        Index("ix_pairwise_votes_review_id", "review_id", "id"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    review_id: Mapped[int] = mapped_column(ForeignKey("pairwise_reviews.id"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("pairwise_items.id"))
+    reviewer: Mapped[str] = mapped_column(String(200))
+    choice: Mapped[str] = mapped_column(String(5))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

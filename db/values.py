@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hat_core.harness import Harness
+
+if TYPE_CHECKING:  # the evidence package imports scipy; values stay cheap to import
+    from hat_core.evidence.calibration import Calibration, LabelAgreement
+    from hat_core.evidence.pairwise import PairwiseResult
 
 
 @dataclass(frozen=True)
@@ -153,3 +157,113 @@ class AuditEntry:
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class AbAnalysis:
+    """A saved A/B analysis: which file (name, sha256), settings, `AbReport.to_dict()`."""
+
+    id: int
+    name: str
+    source_name: str
+    source_sha256: str
+    control: str
+    treatment: str
+    metrics: list[str]
+    n_rows: int
+    n_users: int
+    trustworthy: bool
+    settings: dict[str, Any]
+    result: dict[str, Any]
+    created_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PairwiseReview:
+    """A blind pairwise review as anyone may see it: no system identities, no seed.
+
+    Which system is A and B, and the side each response is shown on, come only from
+    `db.pairwise_repo.review_outcome`, which refuses while the review is open.
+    """
+
+    id: int
+    title: str
+    state: str
+    n_items: int
+    n_votes: int
+    created_by: str
+    created_at: datetime
+    closed_by: str
+    closed_at: datetime | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+
+@dataclass(frozen=True)
+class BlindItem:
+    """One item as a reviewer sees it: the scenario and two unlabelled responses."""
+
+    id: int
+    review_id: int
+    position: int
+    scenario_id: str
+    prompt: str
+    response_left: str
+    response_right: str
+
+
+@dataclass(frozen=True)
+class PairwiseVote:
+    """One reviewer's choice on one item: `left`, `right` or `tie` (the sides as shown)."""
+
+    id: int
+    review_id: int
+    item_id: int
+    reviewer: str
+    choice: str
+    comment: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class UnblindedItem:
+    """One item after closing: which side showed A, the judge's verdict, each vote as a/b/tie."""
+
+    item_id: int
+    position: int
+    scenario_id: str
+    a_side: str
+    judge_choice: str | None
+    votes: tuple[tuple[str, str, str], ...]  # (reviewer, winner a|b|tie, comment)
+    winner: str  # the majority of the votes (a, b or tie; an even split is a tie); "" if none
+
+
+@dataclass(frozen=True)
+class PairwiseOutcome:
+    """A closed review unblinded: the systems, the seed, statistics by vote and by item."""
+
+    review: PairwiseReview
+    system_a: str
+    system_b: str
+    model_version_a_id: int | None
+    model_version_b_id: int | None
+    seed: int
+    by_vote: PairwiseResult
+    by_item: PairwiseResult
+    items: tuple[UnblindedItem, ...]
+
+
+@dataclass(frozen=True)
+class JudgeCalibration:
+    """The judge against human labels from one source (`bad_cases` or `pairwise`)."""
+
+    source: str
+    n: int
+    calibration: Calibration | None  # None when no item has both labels
+    agreement: tuple[LabelAgreement, ...]
+    gate_ok: bool
+    gate_reason: str

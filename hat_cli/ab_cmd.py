@@ -3,10 +3,13 @@
 `hat ab simulate --out FILE` writes seeded simulated data with a known true lift (the
 example `examples/ab/sample.csv` is `hat ab simulate --out examples/ab/sample.csv`).
 A file that cannot be analysed exits 2 with every problem listed (column, line).
+`--save` also stores the analysis in the SQL store (the file's name and sha256, the settings
+and the result; not the rows), where the console's A/B page lists it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -52,12 +55,17 @@ def analyze_cmd(
     seed: int = typer.Option(0, "--seed", help="bootstrap seed"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
     markdown: bool = typer.Option(False, "--markdown", help="print a markdown table"),
+    save: bool = typer.Option(False, "--save", help="also store the analysis in the SQL store"),
+    name: str | None = typer.Option(None, "--name", help="the saved analysis' name "
+                                                         "(default: the file name)"),
+    actor: str | None = typer.Option(None, "--actor", help="who saves it (default: you)"),
 ) -> None:
     """Analyse an A/B file: per-metric lift, Welch + bootstrap CIs, adjusted p-values."""
     from hat_core.evidence.ab import AbConfig, analyze
     from hat_core.evidence.ab_render import ab_markdown, ab_table
     from hat_core.evidence.loader import load_ab
 
+    store = _open_store() if save else None  # refuse an unmigrated store before the work
     config = AbConfig(expected_split=expected_split, alpha=alpha, bootstrap=bootstrap,
                       bootstrap_method=bootstrap_method, correction=correction,
                       cuped=not no_cuped, seed=seed)
@@ -74,6 +82,30 @@ def analyze_cmd(
     if report.srm.mismatch:
         typer.echo("warning: sample ratio mismatch; the lifts above are not trustworthy",
                    err=True)
+    if save:
+        saved = save_analysis(store, file, data, report.to_dict(), name=name or file.name,
+                              actor=actor)
+        typer.echo(f"saved as A/B analysis {saved.id} ({saved.name})", err=True)
+
+
+def _open_store():
+    from hat_cli.db_cmd import open_store
+
+    return open_store()
+
+
+def save_analysis(store, file: Path, data, result: dict, *, name: str, actor: str | None):
+    """Store `result` (an `AbReport.to_dict()`) of `file` through the session factory `store`."""
+    from db.ab_repo import save_ab_analysis
+    from db.engine import in_transaction
+    from hat_cli.db_cmd import whoami
+    from hat_core.evidence.ab_data import USER
+
+    sha = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    return in_transaction(store, lambda s: save_ab_analysis(
+        s, name=name, source_name=Path(file).name, source_sha256=sha, result=result,
+        n_rows=len(data.frame), n_users=int(data.frame[USER].nunique()),
+        actor=actor or whoami()))
 
 
 @app.command("simulate")

@@ -34,6 +34,13 @@ class Settings(BaseSettings):
         default=None, description="OpenAI-compatible endpoint of an LLM teacher or judge"
     )
 
+    judge_min_kappa: float = Field(
+        default=0.6, description="judge gate: the least Cohen's kappa against human labels"
+    )
+    judge_min_items: int = Field(
+        default=100, description="judge gate: the fewest labelled items it is judged on"
+    )
+
     def resolved_database_url(self) -> str:
         """The configured database URL, or the embedded SQLite file under `home`."""
         if self.database_url:

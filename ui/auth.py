@@ -37,6 +37,10 @@ PERMISSIONS: dict[str, str] = {
     "release.override": "admin",
     "release.rollback": "operator",
     "users.manage": "admin",
+    "evidence.view": "viewer",
+    "evidence.save": "operator",
+    "pairwise.vote": "reviewer",
+    "pairwise.manage": "operator",
 }
 
 

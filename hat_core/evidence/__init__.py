@@ -12,6 +12,7 @@ Modules (see docs/evidence.md for the methods, formulas and references):
 - `ab_render`: markdown and rich tables of an `AbReport`;
 - `simulate`: seeded A/B data with a known true lift;
 - `pairwise`: win rate, Wilson interval and sign test; blinding and unblinding;
+- `review_items`: the JSONL items (scenario, prompt, two responses) of a pairwise review;
 - `calibration`: per-label judge agreement and the judge gate.
 
 Run `hat ab analyze examples/ab/sample.csv --expected-split 0.8`.

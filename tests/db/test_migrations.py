@@ -15,7 +15,9 @@ from db.models import Base
 TABLES = {
     "harness_lines", "harness_versions", "outbox_events", "retrain_jobs", "stage_runs",
     "model_versions", "eval_results", "bad_cases", "promotions", "users", "audit_log",
+    "ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes",
 }
+EVIDENCE = {"ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes"}
 
 
 def table_names(url: str) -> set[str]:
@@ -35,6 +37,16 @@ def test_empty_to_head_to_base_and_back(empty_db_url):
     assert migrate.current(empty_db_url) is None
     assert table_names(empty_db_url) == set()
     migrate.upgrade(empty_db_url)
+    assert table_names(empty_db_url) == TABLES
+
+
+def test_0002_downgrades_to_0001_and_upgrades_again(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    migrate.downgrade(empty_db_url, "0001")
+    assert migrate.current(empty_db_url) == "0001"
+    assert table_names(empty_db_url) == TABLES - EVIDENCE
+    migrate.upgrade(empty_db_url)
+    assert migrate.current(empty_db_url) == migrate.head() == "0002"
     assert table_names(empty_db_url) == TABLES
 
 

@@ -6,9 +6,18 @@ from __future__ import annotations
 import pytest
 
 from db.values import EvalResult
+from hat_core.gates import GateCheck, GateResults
+from hat_core.release import (
+    Candidate,
+    ReleaseRefused,
+    challenger_of,
+    check_actor,
+    check_promotion,
+    rollback_target,
+)
 from ui.auth import PERMISSIONS, ROLES, can, make_token, read_token
 from ui.nav import pages_for
-from ui.release_rules import gates_of, gates_pass, promotion_decision
+from ui.release_rules import gates_of, gates_passed, promotion_decision
 from ui.render_episode import episode_blocks
 from ui.retrain import start_retrain
 from ui.review import review_decision
@@ -18,9 +27,10 @@ SECRET = b"s3cret"
 
 
 @pytest.mark.parametrize(("role", "allowed"), [
-    ("viewer", {"harness.view", "runs.view", "bad_cases.view", "release.view"}),
+    ("viewer", {"harness.view", "runs.view", "bad_cases.view", "release.view",
+                "evidence.view"}),
     ("reviewer", {"harness.view", "runs.view", "bad_cases.view", "release.view",
-                  "audit.view", "bad_cases.label"}),
+                  "audit.view", "bad_cases.label", "evidence.view", "pairwise.vote"}),
     ("operator", set(PERMISSIONS) - {"release.override", "users.manage"}),
     ("admin", set(PERMISSIONS)),
     ("intruder", set()),
@@ -66,11 +76,51 @@ def test_promotion_decision(role, gates, reason, allowed, override):
     assert (decision.allowed, decision.override) == (allowed, override), decision.message
 
 
-def test_gates_both_shapes_and_empty():
-    assert gates_pass({"t1": True, "latency": {"passed": True, "value": 2.1}})
-    assert not gates_pass({"t1": True, "t2": {"passed": False}})
-    assert not gates_pass({})  # no gate results: nothing passed
-    assert [g.name for g in gates_of({"b": True, "a": False})] == ["a", "b"]
+def flow_gates(**passed: bool) -> dict:
+    """Gate results as the retrain flow stores them (`GateResults.to_dict()`)."""
+    return GateResults(tuple(GateCheck(n, ok, 0.5, 0.6, f"{n} check")
+                             for n, ok in passed.items())).to_dict()
+
+
+def test_gates_in_the_flows_format():
+    assert gates_passed(flow_gates(t1=True, latency=True))
+    assert not gates_passed(flow_gates(t1=True, t2=False))
+    assert not gates_passed({}) and not gates_passed({"passed": True, "gates": {}})
+    assert not gates_passed({"passed": False, "gates": flow_gates(t1=True)["gates"]})
+    gates = gates_of(flow_gates(t2=False, t1=True))
+    assert [(g.name, g.passed) for g in gates] == [("t1", True), ("t2", False)]
+    assert gates[1].detail == "t2 check (value=0.5, threshold=0.6)"
+    assert gates_of({"t1": True}) == []  # not what the flows write: no gates
+
+
+def test_promotion_and_rollback_rules():
+    with pytest.raises(ReleaseRefused, match="may not promote"):
+        check_actor("vic", "viewer")
+    with pytest.raises(ReleaseRefused, match="no user record"):
+        check_actor("nobody", None)
+    assert check_actor("olga", "operator") == "operator"
+    assert check_promotion("operator", version="2", gate_results=flow_gates(t1=True)) is False
+    with pytest.raises(ReleaseRefused, match=r"failed its gates \(t2\).*only an admin") as err:
+        check_promotion("operator", version="2", gate_results=flow_gates(t1=True, t2=False),
+                        override_reason="urgent")
+    assert [p.path for p in err.value.problems] == ["gates.t2"]
+    with pytest.raises(ReleaseRefused, match="override needs a reason"):
+        check_promotion("admin", version="2", gate_results=flow_gates(t2=False),
+                        override_reason="  ")
+    assert check_promotion("admin", version="2", gate_results=flow_gates(t2=False),
+                           override_reason="hotfix") is True
+    assert rollback_target(5, 3) == 3
+    with pytest.raises(ReleaseRefused, match="no previous champion"):
+        rollback_target(5, None)
+
+
+def test_the_challenger_is_the_newest_passing_version_after_the_champion():
+    ok, bad = flow_gates(t1=True), flow_gates(t1=False)
+    models = [Candidate(1, ok), Candidate(2, ok), Candidate(3, ok), Candidate(4, bad)]
+    assert challenger_of(models, None) == 3
+    assert challenger_of(models, 2) == 3
+    assert challenger_of(models, 3, previous_id=2) is None  # older ones never come back as B
+    assert challenger_of(models, 1, previous_id=3) == 2     # after a rollback from 3 to 1
 
 
 def test_review_decision():

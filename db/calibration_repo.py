@@ -1,0 +1,58 @@
+"""Judge calibration from the store: the judge's verdicts against human labels, and the gate.
+
+Two sources of (judge, human) label pairs:
+- `bad_cases`: every reviewed bad case with a label: the judge's verdict is the case's
+  `failure_type`, the human's is the review label (`pass` when the reviewer dismissed it);
+- `pairwise`: every vote on an item that carries a judge verdict, in closed reviews only
+  (open ones stay blind): both as `a`, `b` or `tie`.
+
+`judge_calibration` runs `hat_core.evidence.calibration` (accuracy, Cohen's kappa, per-label
+agreement) on one source and applies `judge_gate(min_kappa, min_n)`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.errors import StoreError
+from db.models import BadCaseRow
+from db.pairwise_repo import closed_judge_pairs
+from db.values import JudgeCalibration
+
+SOURCES = ("bad_cases", "pairwise")
+
+
+def badcase_label_pairs(session: Session, *,
+                        model_version_id: int | None = None) -> list[tuple[str, str]]:
+    """(judge failure type, human label) of every reviewed, labelled bad case, oldest first."""
+    query = (select(BadCaseRow.failure_type, BadCaseRow.label)
+             .where(BadCaseRow.reviewed_at.is_not(None), BadCaseRow.label != "")
+             .order_by(BadCaseRow.id))
+    if model_version_id is not None:
+        query = query.where(BadCaseRow.model_version_id == model_version_id)
+    return [(judge, human) for judge, human in session.execute(query)]
+
+
+def label_pairs(session: Session, *, source: str) -> list[tuple[str, str]]:
+    """The (judge, human) pairs of one source (`bad_cases` or `pairwise`)."""
+    if source == "bad_cases":
+        return badcase_label_pairs(session)
+    if source == "pairwise":
+        return closed_judge_pairs(session)
+    raise StoreError(f"unknown calibration source {source!r}; valid: {', '.join(SOURCES)}")
+
+
+def judge_calibration(session: Session, *, source: str, min_kappa: float = 0.6,
+                      min_n: int = 100) -> JudgeCalibration:
+    """Agreement, kappa and per-label agreement of one source, and the gate's verdict."""
+    from hat_core.evidence.calibration import calibrate, judge_gate, label_agreement
+
+    pairs = label_pairs(session, source=source)
+    if not pairs:
+        return JudgeCalibration(source, 0, None, (), False,
+                                f"no {source} items with both a judge and a human label")
+    calibration = calibrate([j for j, _ in pairs], [h for _, h in pairs])
+    ok, reason = judge_gate(calibration, min_kappa=min_kappa, min_n=min_n)
+    return JudgeCalibration(source, calibration.n, calibration,
+                            tuple(label_agreement(calibration)), ok, reason)
