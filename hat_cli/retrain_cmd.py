@@ -25,6 +25,8 @@ def prepare_prefect_env(settings: Settings) -> None:
     results = Path(settings.home).resolve() / "prefect-results"
     os.environ.setdefault("PREFECT_RESULTS_LOCAL_STORAGE_PATH", str(results))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # Prefect waits 20 s for its temporary server; a loaded 2-core machine needs longer
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
 
 
 @exits_on_error

@@ -45,6 +45,8 @@ class GateConfig:
     ife_p_margin: float = 0.05
     bad_case_tolerance: float = 0.0
     require_latency: bool = True
+    zero_shot_min_t1: float = 0.0
+    zero_shot_min_t2: float = 0.0
     metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS))
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,7 +117,8 @@ def load_gate_config(path: str | Path) -> GateConfig:
 
 def _value_problems(data: Mapping[str, Any], where: str) -> list[Problem]:
     problems = []
-    for key in ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance"):
+    for key in ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
+                "zero_shot_min_t1", "zero_shot_min_t2"):
         value = data.get(key, 0.0)
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             problems.append(Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}"))
@@ -158,13 +161,31 @@ def evaluate_zero_shot(
 ) -> GateResults:
     """Does the live model cope with a new harness? Its T1, T2 and bad-case rate on the new
     harness against its own reference numbers, with the same tolerances (its weights, hence
-    IFE-P and latency, are unchanged)."""
-    return GateResults((
+    IFE-P and latency, are unchanged), and, when configured (`zero_shot_min_t1/t2` > 0), T1
+    and T2 on the new harness at least at those floors: a live model that scores as badly on
+    the new harness as on the old one does not cope either."""
+    checks = [
         _not_worse("t1", current_metrics, reference_metrics, config.t1_tolerance, config),
         _not_worse("t2", current_metrics, reference_metrics, config.t2_tolerance, config),
         _not_higher("bad_case_rate", current_metrics, reference_metrics,
                     config.bad_case_tolerance, config),
-    ))
+    ]
+    for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
+        if floor > 0:
+            checks.append(_at_least(name, current_metrics, floor, config))
+    return GateResults(tuple(checks))
+
+
+def _at_least(name: str, metrics: Mapping[str, float], floor: float,
+              config: GateConfig) -> GateCheck:
+    key = config.metrics[name]
+    value = metrics.get(key)
+    if value is None:
+        return GateCheck(f"{name}_floor", False, None, floor, f"{key} was not measured")
+    passed = value >= floor
+    relation = ">=" if passed else "<"
+    return GateCheck(f"{name}_floor", passed, value, floor,
+                     f"{key} {value:.3f} {relation} the floor {floor:.3f}")
 
 
 def _values(name: str, candidate: Mapping[str, float], reference: Mapping[str, float],

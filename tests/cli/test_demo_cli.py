@@ -83,12 +83,13 @@ def test_two_versions_one_job_each_and_a_champion(story):
     assert set(v1_model.gate_results["gates"]) == GATES
     assert promotion is not None and promotion.model_version_id == v1_model.id
     assert "zero-shot check: no champion yet: retrain needed" in out
-    if v2_stages == ["zero_shot"]:              # the champion coped with the v2 edit
-        assert v2_model is None and "zero-shot check: zero-shot passed: no retrain needed" in out
-    else:                                       # it did not: a retrained candidate, judged
-        assert set(v2_model.gate_results["gates"]) == GATES
-        assert ("challenger: hat-agent v2" in out) == v2_model.gate_results["passed"]
-        assert ("candidate failed gates: " in out) != v2_model.gate_results["passed"]
+    # the test config sets zero-shot floors of 0.5 (as the demo's): the tiny champion scores
+    # under them on v2, so the service retrains and judges a candidate
+    assert re.search(r"zero-shot check: zero-shot failed \(.*t1_floor.*\): retrain needed", out)
+    assert v2_stages[0] == "zero_shot" and len(v2_stages) > 1
+    assert set(v2_model.gate_results["gates"]) == GATES
+    assert ("challenger: hat-agent v2" in out) == v2_model.gate_results["passed"]
+    assert ("candidate failed gates: " in out) != v2_model.gate_results["passed"]
 
 
 def test_mlflow_runs_and_registry(story):
@@ -122,7 +123,7 @@ def test_a_rerun_finds_everything_handled(story):
     with sessions(tmp)() as s:
         assert sorted(v.number for v in list_versions(s)) == [1, 2]
         assert len(list_jobs(s)) == 2
-        assert len(list_model_versions(s)) in (1, 2)
+        assert len(list_model_versions(s)) == 2
     assert "already the champion: hat-agent v1" in again
 
 
@@ -150,3 +151,4 @@ def test_the_console_shows_the_diff_the_jobs_and_the_gates(story, monkeypatch):
         shown["harness_diff"]
     assert "live-stream-avatar v1" in shown["runs"] and "live-stream-avatar v2" in shown["runs"]
     assert "hat-agent v1" in shown["release"] and "t1.accuracy" in shown["release"]
+    assert "hat-agent v2" in shown["release"]       # the v2 candidate and its gates

@@ -93,6 +93,25 @@ def test_zero_shot_uses_t1_t2_and_bad_cases_only():
     assert worse.failed == ("t1",)
 
 
+def test_zero_shot_floors_fail_a_model_that_scores_low_on_both_harnesses():
+    low = {"t1.accuracy": 0.3, "t2.accuracy": 0.6, "t2.bad_case_rate": 0.2}
+    same = {"t1.accuracy": 0.3, "t2.accuracy": 0.6, "t2.bad_case_rate": 0.2}
+    assert evaluate_zero_shot(low, same, CONFIG).passed  # no floor by default
+    floors = GateConfig(zero_shot_min_t1=0.5, zero_shot_min_t2=0.5)
+    results = evaluate_zero_shot(low, same, floors)
+    assert results.failed == ("t1_floor",)
+    assert [c.threshold for c in results.checks[-2:]] == [0.5, 0.5]
+    assert "0.300 < the floor 0.500" in results.checks[-2].reason
+    unmeasured = evaluate_zero_shot({"t2.accuracy": 0.6}, same, floors)
+    assert "t1_floor" in unmeasured.failed
+
+
+def test_floor_settings_are_checked():
+    with pytest.raises(ConfigError) as err:
+        gate_config_from_dict({"zero_shot_min_t1": 1.5})
+    assert "zero_shot_min_t1" in str(err.value.problems)
+
+
 def test_results_round_trip_through_a_dict():
     results = evaluate_gates(good(**{"t1.accuracy": 0.1}), CHAMPION, BASE, True, CONFIG)
     data = results.to_dict()
