@@ -19,6 +19,7 @@ from hat_cli import (
     harness_cmd,
     latency_cmd,
     release_cmd,
+    repro_cmd,
     retrain_cmd,
     serve_cmd,
     sim_cmd,
@@ -52,3 +53,4 @@ app.command("rollback")(release_cmd.rollback)
 app.add_typer(train_cmd.app, name="train")
 app.command("ui")(ui_cmd.ui)
 app.command("demo")(demo_cmd.demo)
+app.command("repro")(repro_cmd.repro)

@@ -22,11 +22,12 @@ import torch
 import transformers
 
 from hat_core.basemodel.corpus import encode_corpus, generate_corpus, render_sample
+from hat_core.basemodel.coverage import coverage_chars
 from hat_core.basemodel.model import make_model
 from hat_core.basemodel.pretrain import pretrain
 from hat_core.basemodel.probe import probe
 from hat_core.basemodel.sizes import BaseSize, get_size
-from hat_core.basemodel.tokenizer import train_tokenizer
+from hat_core.basemodel.tokenizer import train_tokenizer, train_wordchar_tokenizer
 from hat_core.errors import ConfigError, Problem
 
 # Bump whenever the corpus, tokenizer, architecture or training code changes what a build makes.
@@ -108,13 +109,20 @@ def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Pa
     return BuildResult(out, manifest, False, entry)
 
 
+def _tokenizer(spec: BaseSize, texts: list[str]):
+    if spec.tokenizer_kind == "wordchar":
+        return train_wordchar_tokenizer(texts, max_words=spec.vocab_size, min_word_count=5,
+                                        extra_chars=coverage_chars())
+    return train_tokenizer(texts, spec.vocab_size)
+
+
 def _train_into(path: Path, spec: BaseSize, seed: int, digest: str, emit: Event) -> dict:
     started = time.perf_counter()
-    samples = generate_corpus(seed, spec.corpus_docs)
+    samples = generate_corpus(seed, spec.corpus_docs, spec.tool_mix())
     emit("corpus", {"samples": len(samples)})
-    tokenizer = train_tokenizer([render_sample(s) for s in samples[:spec.tokenizer_docs]],
-                                spec.vocab_size)
-    data = encode_corpus(samples, tokenizer, spec.seq_len)
+    tokenizer = _tokenizer(spec, [render_sample(s, spec.render_profile)
+                                  for s in samples[:spec.tokenizer_docs]])
+    data = encode_corpus(samples, tokenizer, spec.seq_len, spec.render_profile)
     emit("tokenizer", {"vocab": len(tokenizer), "rows": int(data.input_ids.shape[0])})
     model = make_model(spec, tokenizer, seed)
     result = pretrain(model, data, spec, seed,
@@ -124,9 +132,10 @@ def _train_into(path: Path, spec: BaseSize, seed: int, digest: str, emit: Event)
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     emit("probe", {"n": spec.probe_n})
-    scores = probe(model, tokenizer, n=spec.probe_n, seed=seed)
+    scores = probe(model, tokenizer, n=spec.probe_n, seed=seed, profile=spec.render_profile)
     manifest = {
         "size": spec.name, "seed": seed, "config_hash": digest, "code_version": CODE_VERSION,
+        "tokenizer_kind": spec.tokenizer_kind, "render_profile": spec.render_profile,
         "size_config": spec.as_dict(),
         "parameters": sum(p.numel() for p in model.parameters()),
         "vocab_size": len(tokenizer),

@@ -15,23 +15,25 @@ import torch
 
 from hat_core.basemodel.instruction_corpus import instruction_sample
 from hat_core.basemodel.sample import Sample, render_text
-from hat_core.basemodel.tool_corpus import chat_sample, tool_sample
+from hat_core.basemodel.tool_corpus import ToolMix, chat_sample, tool_sample
 
 MIX = (("tool", 0.6), ("chat", 0.05), ("instruction", 0.35))
 ASSISTANT_SPAN = re.compile(r"<\|im_start\|>assistant\n(.*?<\|im_end\|>)", re.DOTALL)
 IGNORE = -100
 
 
-def generate_corpus(seed: int, n: int) -> list[Sample]:
-    """`n` samples drawn from `MIX`; the same seed gives the same corpus."""
+def generate_corpus(seed: int, n: int, mix: ToolMix | None = None) -> list[Sample]:
+    """`n` samples drawn from `MIX` (tool samples under `mix`); the same seed gives the same
+    corpus."""
     rng = random.Random(f"hat-base-corpus-{seed}")
-    makers = {"tool": tool_sample, "chat": chat_sample, "instruction": instruction_sample}
+    makers = {"tool": lambda r: tool_sample(r, mix=mix), "chat": lambda r: chat_sample(r, mix),
+              "instruction": instruction_sample}
     kinds, weights = zip(*MIX, strict=True)
     return [makers[rng.choices(kinds, weights)[0]](rng) for _ in range(n)]
 
 
-def render_sample(sample: Sample) -> str:
-    return render_text(sample.messages, sample.tools)
+def render_sample(sample: Sample, profile: str = "full") -> str:
+    return render_text(sample.messages, sample.tools, profile=profile)
 
 
 def assistant_mask(text: str, offsets: list[tuple[int, int]]) -> list[bool]:
@@ -67,9 +69,10 @@ def _encode(texts: list[str], tokenizer) -> list[tuple[list[int], list[int]]]:
     return docs
 
 
-def encode_corpus(samples: list[Sample], tokenizer, seq_len: int) -> EncodedCorpus:
+def encode_corpus(samples: list[Sample], tokenizer, seq_len: int,
+                  profile: str = "full") -> EncodedCorpus:
     """Tokenize, mask and pack `samples` in order into rows of exactly `seq_len` tokens."""
-    docs = _encode([render_sample(s) for s in samples], tokenizer)
+    docs = _encode([render_sample(s, profile) for s in samples], tokenizer)
     rows: list[tuple[list[int], list[int]]] = []
     ids: list[int] = []
     labels: list[int] = []

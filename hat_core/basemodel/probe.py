@@ -18,7 +18,7 @@ import torch
 from hat_core.basemodel import names
 from hat_core.basemodel.instruction_corpus import instruction_sample
 from hat_core.basemodel.instructions import passes, strip_reasoning
-from hat_core.basemodel.sample import Sample
+from hat_core.basemodel.sample import Sample, render_text
 from hat_core.basemodel.tool_corpus import tool_sample
 
 TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
@@ -72,10 +72,11 @@ def probe_samples(n: int, seed: int) -> tuple[list[Sample], list[Sample]]:
 
 @torch.no_grad()
 def generate(model, tokenizer, samples: list[Sample], max_new_tokens: int,
-             batch_size: int = 8) -> list[str]:
-    """Greedy completions of each sample's first user turn (left padding, no special tokens)."""
-    prompts = [tokenizer.apply_chat_template(s.prompt_messages(), tools=s.tools, tokenize=False,
-                                             add_generation_prompt=True) for s in samples]
+             batch_size: int = 8, profile: str = "full") -> list[str]:
+    """Greedy completions of each sample's first user turn (left padding, no special tokens);
+    with the `compact` profile the tools are folded into the system message."""
+    prompts = [render_text(s.prompt_messages(), s.tools, add_generation_prompt=True,
+                           profile=profile) for s in samples]
     tokenizer.padding_side = "left"
     outputs: list[str] = []
     for i in range(0, len(prompts), batch_size):
@@ -96,12 +97,13 @@ def _share(flags: list[bool]) -> float:
     return round(sum(flags) / len(flags), 4) if flags else 0.0
 
 
-def probe(model, tokenizer, n: int = 20, seed: int = 0, max_new_tokens: int = 160) -> ProbeResult:
+def probe(model, tokenizer, n: int = 20, seed: int = 0, max_new_tokens: int = 160,
+          profile: str = "full") -> ProbeResult:
     """Score `model` on `n` held-out tool prompts and `n` instruction prompts."""
     model.eval()
     tool_samples, instr_samples = probe_samples(n, seed)
-    tool_out = generate(model, tokenizer, tool_samples, max_new_tokens)
-    instr_out = generate(model, tokenizer, instr_samples, max_new_tokens)
+    tool_out = generate(model, tokenizer, tool_samples, max_new_tokens, profile=profile)
+    instr_out = generate(model, tokenizer, instr_samples, max_new_tokens, profile=profile)
     formed, valid, right, exact = [], [], [], []
     for sample, text in zip(tool_samples, tool_out, strict=True):
         call, want = parse_tool_call(text), _expected_call(sample)

@@ -2,7 +2,9 @@
 
 `render_text(sample)` renders it through TRL's qwen3 chat template exactly as
 `tokenizer.apply_chat_template(..., tokenize=False)` would, without needing a tokenizer (the
-tokenizer is trained on these renderings).
+tokenizer is trained on these renderings). `fold_tools(messages, tools)` is the compact
+render profile (`hat_core.render`): the tools become short lines in the system message and
+no schemas reach the template.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from dataclasses import dataclass, field
 from transformers.utils.chat_template_utils import render_jinja_template
 
 from hat_core.basemodel.tokenizer import qwen3_chat_template
+from hat_core.render import compact_tool_line
+
+COMPACT_HEADINGS = ("## 工具", "## Tools", "工具：", "Tools:", "[Available tools]", "《工具》")
 
 
 @dataclass(frozen=True)
@@ -32,9 +37,30 @@ class Sample:
         return self.messages[: first_user + 1]
 
 
+def fold_tools(messages: list[dict], tools: list[dict] | None) -> list[dict]:
+    """`messages` with `tools` as compact lines (`- description: name(params)`) at the end of
+    the system message (one is added if there is none). The heading depends on the tool names
+    only, so a sample always folds the same way."""
+    if not tools:
+        return messages
+    funcs = [t["function"] for t in tools]
+    lines = [compact_tool_line(f["name"], f.get("description", ""),
+                               list(f.get("parameters", {}).get("properties", {})),
+                               list(f.get("parameters", {}).get("required", [])))
+             for f in funcs]
+    heading = COMPACT_HEADINGS[sum(map(ord, funcs[0]["name"])) % len(COMPACT_HEADINGS)]
+    block = "\n".join([heading, *lines])
+    if messages and messages[0]["role"] == "system":
+        return [{**messages[0], "content": f"{messages[0]['content']}\n{block}"}, *messages[1:]]
+    return [{"role": "system", "content": block}, *messages]
+
+
 def render_text(messages: list[dict], tools: list[dict] | None = None,
-                add_generation_prompt: bool = False) -> str:
-    """`messages` (and `tools`) rendered by the qwen3 chat template."""
+                add_generation_prompt: bool = False, profile: str = "full") -> str:
+    """`messages` (and `tools`) rendered by the qwen3 chat template; with the `compact`
+    profile the tools are folded into the system message (`fold_tools`)."""
+    if profile == "compact":
+        messages, tools = fold_tools(messages, tools), None
     rendered, _ = render_jinja_template(
         conversations=[messages], tools=tools, chat_template=qwen3_chat_template(),
         add_generation_prompt=add_generation_prompt,

@@ -1,4 +1,13 @@
-"""The base model's byte-level BPE tokenizer, trained on the project's own corpus.
+"""The base model's tokenizers, trained on the project's own corpus.
+
+Two kinds (`KINDS`):
+- `bpe`: byte-level BPE (`train_tokenizer`); the `test`, `tiny` and `small` sizes.
+- `wordchar` (`train_wordchar_tokenizer`): a `tokenizers` WordLevel model behind a regex Split.
+  A prose word (letters only, not touching a letter, digit, `_` or `-`) that the corpus uses
+  often is one token; everything else is one token per character: identifiers such as
+  `get_price`/`getPrice`, ids, numbers, CJK text and unseen words. An unseen tool name is thus
+  spelled with well-trained character tokens, which is what lets a tiny model copy names it
+  never saw (see `/work/shared/design/toyhat-feasibility.md`). The `toy` sizes use it.
 
 `train_tokenizer(texts, vocab_size)` returns a `PreTrainedTokenizerFast` whose chat template is
 TRL's `qwen3.jinja` byte for byte (read from the installed trl package), with the Qwen3 special
@@ -8,11 +17,22 @@ and added tokens. `load_tokenizer(path)` loads a saved one with left padding, wh
 
 from __future__ import annotations
 
+import re
+import string
+from collections import Counter
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import (
+    AddedToken,
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    trainers,
+)
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 PAD = "<|endoftext|>"
@@ -23,6 +43,10 @@ SPECIAL_TOKENS = (PAD, BOS, EOS)
 # decoding with skip_special_tokens=True keeps them.
 MARKUP_TOKENS = ("<think>", "</think>", "<tool_call>", "</tool_call>",
                  "<tool_response>", "</tool_response>")
+KINDS = ("bpe", "wordchar")
+UNK = "<unk>"
+_PROSE_WORD = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z]{2,}(?![A-Za-z0-9_\-])")
+_EDGE = r"(?<![A-Za-z0-9_\-])(?:{words})(?![A-Za-z0-9_\-])"
 
 
 def qwen3_chat_template() -> str:
@@ -53,6 +77,33 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
         max_token_length=12,
     )
     tok.train_from_iterator((_strip_markup(t) for t in texts), trainer=trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in MARKUP_TOKENS])
+    return wrap_tokenizer(tok)
+
+
+def train_wordchar_tokenizer(texts: Iterable[str], max_words: int = 1500,
+                             min_word_count: int = 5,
+                             extra_chars: str = "") -> PreTrainedTokenizerFast:
+    """A word/character tokenizer (see module doc) from `texts`: every character they use,
+    plus the `max_words` most frequent prose words seen at least `min_word_count` times.
+    Printable ASCII and `extra_chars` are always in (characters only: `extra_chars` adds no
+    words). Other characters never seen map to `<unk>`. Deterministic for the same inputs."""
+    chars: set[str] = set(string.printable) | set(extra_chars)
+    words: Counter = Counter()
+    for text in texts:
+        text = _strip_markup(text)
+        chars.update(text)
+        words.update(_PROSE_WORD.findall(text))
+    kept = sorted((w for w, c in words.most_common(max_words) if c >= min_word_count),
+                  key=lambda w: (-len(w), w))
+    vocab = [UNK] + sorted(chars) + sorted(kept)
+    tok = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token=UNK))
+    alternatives = ([_EDGE.format(words="|".join(map(re.escape, kept)))] if kept else []) + [
+        r"[\s\S]"]
+    tok.pre_tokenizer = pre_tokenizers.Split(
+        pattern=Regex("|".join(alternatives)), behavior="isolated")
+    tok.decoder = decoders.Fuse()
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in MARKUP_TOKENS])
     return wrap_tokenizer(tok)

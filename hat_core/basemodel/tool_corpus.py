@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 
 from hat_core.basemodel import names
 from hat_core.basemodel.sample import Sample
@@ -44,9 +45,10 @@ GREETINGS = (
 class RenderedTool:
     """One spec under a drawn surface: its name, parameter names and OpenAI schema."""
 
-    def __init__(self, rng: random.Random, spec: ToolSpec, verbs: tuple[str, ...], taken: set):
+    def __init__(self, rng: random.Random, spec: ToolSpec, verbs: tuple[str, ...], taken: set,
+                 opaque: float = 0.25):
         self.spec = spec
-        self.name = _unique(lambda: names.tool_name(rng, spec.nouns, verbs), taken)
+        self.name = _unique(lambda: names.tool_name(rng, spec.nouns, verbs, opaque), taken)
         used: set = set()
         self.params = {
             p.key: _unique(lambda p=p: names.param_name(rng, p.synonyms), used) for p in spec.params
@@ -109,13 +111,27 @@ def _round(rng: random.Random, tool: RenderedTool, lang: str) -> list[dict]:
     ]
 
 
+@dataclass(frozen=True)
+class ToolMix:
+    """How many tools a sample offers and how often a name is random letters. The default is
+    the `tiny` corpus; the `toy` sizes use the HSA pre-phase mix (2-8 tools, 50% opaque)."""
+
+    min_tools: int = 1
+    max_tools: int = 5
+    opaque: float = 0.25
+
+
 def draw_tools(
-    rng: random.Random, verbs: tuple[str, ...] = names.TRAIN_VERBS, max_tools: int = 5
+    rng: random.Random, verbs: tuple[str, ...] = names.TRAIN_VERBS, max_tools: int = 5,
+    mix: ToolMix | None = None,
 ) -> list[RenderedTool]:
-    """1-`max_tools` distinct tools under fresh names, in random order."""
-    specs = rng.sample(TOOLS, rng.randint(1, max_tools))
+    """`mix.min_tools`-`mix.max_tools` (default 1-`max_tools`) distinct tools under fresh
+    names, in random order."""
+    mix = mix or ToolMix(max_tools=max_tools)
+    count = rng.randint(mix.min_tools, min(mix.max_tools, len(TOOLS)))
+    specs = rng.sample(TOOLS, count)
     taken: set = set()
-    return [RenderedTool(rng, spec, verbs, taken) for spec in specs]
+    return [RenderedTool(rng, spec, verbs, taken, mix.opaque) for spec in specs]
 
 
 def _system(rng: random.Random, lang: str) -> list[dict]:
@@ -124,10 +140,11 @@ def _system(rng: random.Random, lang: str) -> list[dict]:
     return []
 
 
-def tool_sample(rng: random.Random, verbs: tuple[str, ...] = names.TRAIN_VERBS) -> Sample:
+def tool_sample(rng: random.Random, verbs: tuple[str, ...] = names.TRAIN_VERBS,
+                mix: ToolMix | None = None) -> Sample:
     """A conversation with one (sometimes two) tool-call rounds."""
     lang = rng.choice(("en", "zh"))
-    tools = draw_tools(rng, verbs)
+    tools = draw_tools(rng, verbs, mix=mix)
     first = rng.choice(tools)
     messages = _system(rng, lang) + _round(rng, first, lang)
     if len(tools) > 1 and rng.random() < 0.2:
@@ -135,7 +152,7 @@ def tool_sample(rng: random.Random, verbs: tuple[str, ...] = names.TRAIN_VERBS) 
     return Sample("tool", lang, messages, [t.schema for t in tools], target=first.name)
 
 
-def chat_sample(rng: random.Random) -> Sample:
+def chat_sample(rng: random.Random, mix: ToolMix | None = None) -> Sample:
     """Tools are offered but the user only chats: the reply uses no tool."""
     lang = rng.choice(("en", "zh"))
     user, reply = rng.choice(GREETINGS[0 if lang == "en" else 1])
@@ -144,4 +161,4 @@ def chat_sample(rng: random.Random) -> Sample:
         {"role": "user", "content": user},
         {"role": "assistant", "content": reply, "reasoning_content": think},
     ]
-    return Sample("chat", lang, messages, [t.schema for t in draw_tools(rng)])
+    return Sample("chat", lang, messages, [t.schema for t in draw_tools(rng, mix=mix)])

@@ -52,6 +52,7 @@ from hat_core.data.trl_rows import arrow_schema, trl_row
 from hat_core.data.validate import ValidationContext, ValidationReport, validate_rows
 from hat_core.errors import ConfigError, HatError, Problem
 from hat_core.harness import Harness
+from hat_core.render import render_tools, use_profile
 from hat_core.sim.batch import world
 from hat_core.sim.binding import bind
 
@@ -108,7 +109,17 @@ class _Timer:
 def build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None = None,
           extra_trajectories: Sequence[Trajectory] = (), progress: Progress | None = None,
           harness_ref: str = "") -> BuildResult:
-    """Build, validate and write a dataset directory (see the module docstring)."""
+    """Build, validate and write a dataset directory (see the module docstring), rendering
+    harnesses with `config.render_profile`."""
+    with use_profile(config.render_profile):
+        return _build(harness, config, out, teacher=teacher,
+                      extra_trajectories=extra_trajectories, progress=progress,
+                      harness_ref=harness_ref)
+
+
+def _build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None,
+           extra_trajectories: Sequence[Trajectory], progress: Progress | None,
+           harness_ref: str) -> BuildResult:
     stats = BuildStats()
     timer = _Timer(stats, progress)
     with timer("import"):  # first: bad log rows stop the build before any teacher call
@@ -207,8 +218,10 @@ def _as_extra(t: Trajectory) -> Trajectory:
 
 
 def tools_text(harness: Harness) -> str:
-    """The `tools` column of rows that ran under `harness`."""
-    return json.dumps(list(bind(harness).rendered.tools), ensure_ascii=False)
+    """The `tools` column of rows that ran under `harness`: the OpenAI schemas, whatever the
+    render profile (validation checks calls against them; a compact-profile SFT stage leaves
+    them out of the chat template)."""
+    return json.dumps(render_tools(harness), ensure_ascii=False)
 
 
 def surface_digests(harnesses: Sequence[Harness]) -> dict[str, str]:

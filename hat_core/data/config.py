@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from hat_core.errors import ConfigError, Problem
+from hat_core.render import PROFILES
 
 TEACHER_KINDS = ("oracle", "transformers", "openai")
 
@@ -120,9 +121,13 @@ class DataConfig:
     validation: ValidationConfig = ValidationConfig()
     opd: OpdConfig = OpdConfig()
     logs: tuple[str, ...] = ()
+    render_profile: str = "full"  # hat_core.render.PROFILES; `compact` for the toy base
 
     def to_dict(self) -> dict:
-        return json.loads(json.dumps(dataclasses.asdict(self), default=list))
+        data = json.loads(json.dumps(dataclasses.asdict(self), default=list))
+        if data["render_profile"] == "full":  # added later: keep older content hashes
+            del data["render_profile"]
+        return data
 
     def content_hash(self) -> str:
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
@@ -190,6 +195,10 @@ def config_from_data(data: Mapping[str, Any], *, source: str = "<config>") -> Da
             problems.append(Problem("logs", "must be a list of JSONL file paths"))
             logs = ()
         values["logs"] = tuple(logs)
+    if problems:
+        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
+    if values.get("render_profile", "full") not in PROFILES:
+        problems.append(Problem("render_profile", f"valid profiles: {', '.join(PROFILES)}"))
     if problems:
         raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
     config = DataConfig(**values)

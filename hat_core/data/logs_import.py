@@ -30,6 +30,7 @@ from typing import Any
 from hat_core.data.trajectory import Trajectory, products_in
 from hat_core.errors import NotFoundError, Problem
 from hat_core.harness import Harness
+from hat_core.render import render_tools
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.episode import episode_from_messages
 
@@ -204,7 +205,7 @@ def _trajectory(data: dict, msgs: list[dict], skill: str | None, binding: Bindin
     inferred = next((t.skill for t in episode.turns if t.skill), None)
     text_products = sorted(products_in(" ".join(m.get("content") or "" for m in msgs[1:])))
     return Trajectory(
-        messages=tuple(msgs), tools=tuple(binding.rendered.tools),
+        messages=tuple(msgs), tools=tuple(render_tools(binding.harness)),
         harness_hash=binding.harness_hash, scenario_id=str(data.get("id") or where),
         kind=str(data.get("kind") or f"log:{skill or inferred or 'unknown'}"),
         skill=skill or inferred or "unknown",

@@ -24,6 +24,7 @@ from hat_core.harness import Harness
 from hat_core.hsa.augment import augment, variant_seed
 from hat_core.hsa.config import config_from_data
 from hat_core.hsa.variant import RenameMap, Variant
+from hat_core.render import render_tools
 from hat_core.sim.binding import bind
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.episode import Episode
@@ -152,7 +153,7 @@ def trajectory_of(rollout: Rollout, teacher_name: str,
     if ep is None or scores is None:
         raise ValueError(f"rollout of {sc.id} was not played: {rollout.error}")
     return Trajectory(
-        messages=ep.messages, tools=tuple(bind(su.harness).rendered.tools),
+        messages=ep.messages, tools=tuple(render_tools(su.harness)),
         harness_hash=ep.harness_hash, scenario_id=sc.id, kind=sc.kind,
         skill=sc.turns[0].skill, product_id=sc.product_id, variant_id=su.variant_id,
         pool=su.pool, source="teacher", teacher=teacher_name, accuracy=scores.accuracy,

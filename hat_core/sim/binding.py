@@ -8,8 +8,9 @@ for `coupon_ids`). Otherwise the canonical parameter is unbound (its default app
 required harness parameter with no canonical counterpart gets a filler value from its schema
 (`default`, first `enum`, else an empty value of its type) when the oracle calls the tool.
 
-`bind(harness, rename_map)` is cached by the harness's content hash and the rename map, so
-per-harness work (binding, rendering, compiled JSON-Schema validators) happens once.
+`bind(harness, rename_map)` is cached by the harness's content hash, the rename map and the
+active render profile (`hat_core.render.use_profile`), so per-harness work (binding, rendering,
+compiled JSON-Schema validators) happens once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from hat_core.harness import Harness, Tool, canonical_dumps
-from hat_core.render import Rendered, render
+from hat_core.render import Rendered, active_profile, render
 from hat_core.sim.tools import TOOLS, Param
 
 RenameMap = Mapping[str, Mapping[str, str]]
@@ -72,7 +73,7 @@ class Binding:
 
 
 _IDENTITY: OrderedDict[int, tuple[Harness, str]] = OrderedDict()
-_BINDINGS: OrderedDict[tuple[str, str], Binding] = OrderedDict()
+_BINDINGS: OrderedDict[tuple[str, str, str], Binding] = OrderedDict()
 _MAP_KEYS: OrderedDict[int, tuple[object, str]] = OrderedDict()
 
 
@@ -88,10 +89,10 @@ def harness_hash(harness: Harness) -> str:
 
 def bind(harness: Harness, rename_map: RenameMap | None = None) -> Binding:
     """The (cached) binding of `harness` under an optional HSA rename map."""
-    key = (harness_hash(harness), _map_key(rename_map))
+    key = (harness_hash(harness), _map_key(rename_map), active_profile())
     hit = _BINDINGS.get(key)
     if hit is None:
-        hit = _build(harness, key[0], rename_map or {})
+        hit = _build(harness, key[0], rename_map or {}, key[2])
         _remember(_BINDINGS, key, hit)
     return hit
 
@@ -115,7 +116,7 @@ def _remember(cache: OrderedDict, key, value) -> None:
         cache.popitem(last=False)
 
 
-def _build(harness: Harness, digest: str, rename_map: RenameMap) -> Binding:
+def _build(harness: Harness, digest: str, rename_map: RenameMap, profile: str) -> Binding:
     tools = [bind_tool(t, rename_map.get(t.id, {})) for t in harness.tools]
     skill_of_tool: dict[str, str] = {}
     # by skill id, not list order: reordering skills is a surface change and must not
@@ -125,7 +126,7 @@ def _build(harness: Harness, digest: str, rename_map: RenameMap) -> Binding:
             skill_of_tool.setdefault(tool_id, skill.id)
     return Binding(
         harness=harness, harness_hash=digest,
-        rename_map=json.loads(canonical_dumps(rename_map)), rendered=render(harness),
+        rename_map=json.loads(canonical_dumps(rename_map)), rendered=render(harness, profile),
         tools_by_name={t.name: t for t in tools}, tools_by_id={t.tool_id: t for t in tools},
         skill_ids_by_name={s.name: s.id for s in harness.skills},
         skill_names_by_id={s.id: s.name for s in harness.skills},

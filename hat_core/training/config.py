@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from hat_core.errors import ConfigError, Problem
+from hat_core.render import PROFILES
 from hat_core.sim.rewards import REWARDS
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -86,6 +87,8 @@ class StageConfig:
     bf16: bool | None = None
     gradient_checkpointing: bool | None = None
     num_threads: int | None = None
+    torch_compile: bool = False  # TrainingArguments.torch_compile (worth it for small models)
+    render_profile: str | None = None  # hat_core.render.PROFILES; None keeps the active one
     lora: LoraConfig = LoraConfig()
     tracking: TrackingConfig = TrackingConfig()
     probe: ProbeConfig = ProbeConfig()
@@ -156,7 +159,8 @@ class RlStageConfig(StageConfig):
 CONFIGS: dict[str, type[StageConfig]] = {
     "sft": SftStageConfig, "opd": OpdStageConfig, "rl": RlStageConfig}
 CHOICES: dict[str, tuple[str, ...]] = {
-    "device": DEVICES, "aggregation": tuple(AGGREGATIONS), "scale_rewards": SCALE_REWARDS}
+    "device": DEVICES, "aggregation": tuple(AGGREGATIONS), "scale_rewards": SCALE_REWARDS,
+    "render_profile": PROFILES}
 INPUT_PATHS = ("base", "dataset", "teacher", "harness", "hsa_config")
 
 

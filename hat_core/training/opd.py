@@ -20,6 +20,7 @@ from hat_core.training.stage import (
     StageResult,
     load_model,
     peft_config,
+    profiled,
     run_stage,
     setup,
     tracking_for,
@@ -61,6 +62,7 @@ def build_opd_trainer(config: OpdStageConfig, defaults):
     return trainer, tokenizer, rows
 
 
+@profiled
 def run_opd(config: OpdStageConfig, *, tracking=None, progress: Progress | None = None,
             resume: bool = False) -> StageResult:
     """Run General OPD: `config.base` (student) + `config.teacher` -> `config.output_dir`."""

@@ -32,6 +32,7 @@ from hat_core.training.stage import (
     StageResult,
     load_model,
     peft_config,
+    profiled,
     run_stage,
     setup,
     tracking_for,
@@ -91,6 +92,7 @@ def build_rl_trainer(config: RlStageConfig, defaults):
     return trainer, tokenizer, flat, info
 
 
+@profiled
 def run_rl(config: RlStageConfig, *, tracking=None, progress: Progress | None = None,
            resume: bool = False) -> StageResult:
     """Run HSA-RL: `config.base` -> `config.output_dir`."""

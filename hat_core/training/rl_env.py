@@ -26,6 +26,7 @@ from pathlib import Path
 
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness import Harness
+from hat_core.render import render_tools
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.scenarios import Scenario
@@ -105,7 +106,7 @@ def environment_class(entry: PoolEntry, catalog: Catalog) -> type[SimEnvironment
     """A `SimEnvironment` subclass whose public methods are `entry`'s tool names."""
     binding = entry.binding
     methods = {}
-    for tool in binding.rendered.tools:
+    for tool in render_tools(binding.harness):  # schemas, whatever the render profile
         name = tool["function"]["name"]
         if name in RESERVED or name.startswith("_"):
             raise ConfigError(f"tool name {name!r} cannot be an environment method",
@@ -123,7 +124,8 @@ def environment_factories(pool: Sequence[PoolEntry], catalog: Catalog) -> dict[s
 
 def use_harness_tool_schemas(trainer, pool: Sequence[PoolEntry]) -> None:
     """Show each variant's tools exactly as the harness renders them (as SFT and evaluation
-    do) instead of TRL's schemas inferred from the methods' signatures."""
+    do) instead of TRL's schemas inferred from the methods' signatures; none under the
+    `compact` render profile, whose system prompt lists the tools."""
     if not hasattr(trainer, "_env_tools"):
         raise RuntimeError("this TRL version has no per-environment tool list (_env_tools); "
                            "pin trl==1.16")

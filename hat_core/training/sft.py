@@ -17,6 +17,7 @@ from hat_core.training.stage import (
     StageResult,
     load_model,
     peft_config,
+    profiled,
     run_stage,
     setup,
     tracking_for,
@@ -48,6 +49,7 @@ def build_sft_trainer(config: SftStageConfig, defaults):
     return trainer, tokenizer
 
 
+@profiled
 def run_sft(config: SftStageConfig, *, tracking=None, progress: Progress | None = None,
             resume: bool = False) -> StageResult:
     """Run HSA-SFT: `config.base` -> `config.output_dir`."""

@@ -8,6 +8,7 @@ probe) to `<output_dir>` itself, loadable by `AutoModelForCausalLM.from_pretrain
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -43,6 +44,18 @@ class StageResult:
         data = asdict(self)
         data["output_dir"] = str(self.output_dir)
         return data
+
+
+def profiled(run: Callable[..., StageResult]) -> Callable[..., StageResult]:
+    """Run a stage under its config's render profile (`hat_core.render.use_profile`; None
+    keeps the active one), so its rows, rollouts and probe render harnesses that way."""
+    @functools.wraps(run)
+    def wrapper(config: StageConfig, **kwargs) -> StageResult:
+        from hat_core.render import use_profile
+
+        with use_profile(config.render_profile):
+            return run(config, **kwargs)
+    return wrapper
 
 
 def checkpoint_dir(config: StageConfig) -> Path:
@@ -98,6 +111,8 @@ def training_kwargs(config: StageConfig, defaults: DeviceDefaults) -> dict:
         bf16=resolve(config.bf16, defaults.bf16),
         use_cpu=defaults.device == "cpu", report_to="none", disable_tqdm=True,
     )
+    if config.torch_compile:
+        kwargs["torch_compile"] = True
     # Passed only when on: transformers 5.23 warns about the name whenever it is set.
     if resolve(config.gradient_checkpointing, defaults.gradient_checkpointing):
         kwargs["gradient_checkpointing"] = True

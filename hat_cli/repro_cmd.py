@@ -1,0 +1,57 @@
+"""`hat repro`: the reproduction table (Base, Fixed-Harness SFT, HSA-SFT, HAT) on one budget.
+
+    hat repro --quick                                  # smoke run, minutes
+    hat repro --config examples/configs/repro_full.yaml --seeds 0,1,2 --out docs/results
+
+Same engine as `benchmarks/repro_table.py` (`hat_core.evaluation.repro`); see
+docs/results.md for what the table shows and what it costs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from hat_cli.errors import exits_on_error
+from hat_core.evaluation.repro import run_repro
+from hat_core.evaluation.repro_config import load_repro_config
+from hat_core.evaluation.repro_report import markdown_table, write_outputs
+
+CONFIGS = Path("examples") / "configs"
+
+
+@exits_on_error
+def repro(
+    config: Path = typer.Option(None, "--config", help="a repro YAML (default repro_full.yaml)"),
+    quick: bool = typer.Option(False, "--quick", help="the smoke-run config (repro_quick.yaml)"),
+    seeds: str = typer.Option(None, "--seeds", help="comma-separated seeds, e.g. 0,1,2"),
+    out: Path = typer.Option(None, "--out", help="table, plots, results.json "
+                                                 "(default <work>/results)"),
+    work: Path = typer.Option(Path("runs/repro"), "--work", help="models, data, MLflow store"),
+    cache_dir: Path = typer.Option(None, "--cache-dir",
+                                   help="cache root (default $HAT_CACHE_DIR or ~/.cache/hat-ops)"),
+    tracking_uri: str = typer.Option(None, "--tracking-uri", envvar="HAT_MLFLOW_TRACKING_URI",
+                                     help="MLflow (default a SQLite store in --work)"),
+) -> None:
+    """Train and evaluate the four arms over seeds; write the table and plots."""
+    path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
+    overrides = {"seeds": [int(s) for s in seeds.split(",")]} if seeds else {}
+    settings = load_repro_config(path, overrides)
+    work.mkdir(parents=True, exist_ok=True)
+    uri = tracking_uri or f"sqlite:///{work.resolve()}/mlflow.db"
+    root = cache_dir or Path(os.environ.get("HAT_CACHE_DIR") or Path.home() / ".cache/hat-ops")
+    results = run_repro(settings, work, cache_dir=root / "base-models", tracking_uri=uri,
+                        log=_log)
+    results["mlflow_uri"] = uri
+    files = write_outputs(results, out or work / "results")
+    typer.echo(markdown_table(results))
+    for name, file in files.items():
+        typer.echo(f"{name}: {file}")
+
+
+def _log(line: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)

@@ -1,0 +1,243 @@
+"""The reproduction table, run: four arms trained and evaluated on one budget, per seed.
+
+    config = load_repro_config(Path("examples/configs/repro_full.yaml"))
+    results = run_repro(config, work=Path("/tmp/hat-repro"), tracking_uri="sqlite:///m.db")
+    write_outputs(results, Path("docs/results"))          # hat_core.evaluation.repro_report
+
+Per seed, with the project's own pieces and nothing else:
+1. base: `hat_core.basemodel.build_base_model(size, seed)` (cached), the "Base" arm;
+2. two data builds on the harness (`hat_core.data.build`): HSA (`variants` from the config)
+   and Fixed-Harness (`variants: 0`, the original harness only), same scenarios and seed;
+3. Fixed-Harness SFT and HSA-SFT: `run_sft` from the base, same steps and batch;
+4. HAT: HSA-SFT -> `run_opd` (teacher: the base) -> `run_rl` (GDPO in the simulator);
+5. every arm: `evaluate` (T1, T2, robustness, CoT length, IFE-P on the project's IFEval set)
+   and the bad-case rate on each edited harness (v2..v4) against the base's rate.
+Everything runs under the config's render profile. Stage runs, evaluation reports and a
+parent run per seed go to MLflow when `tracking_uri` is given. Numbers come only from the
+played cases; nothing is filled in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hat_core.evaluation.repro_config import ARMS, ReproConfig
+
+Log = Callable[[str], None]
+SIM = ("t1", "t2", "tool_robustness", "prompt_robustness", "cot_length")
+
+
+def run_repro(config: ReproConfig, work: Path, *, cache_dir: Path | None = None,
+              tracking_uri: str | None = None, log: Log | None = None) -> dict:
+    """Train and evaluate every arm for every seed; the results document (JSON-able)."""
+    import torch
+
+    from hat_core.render import use_profile
+
+    torch.set_num_threads(config.threads)
+    say = log or (lambda line: None)
+    results: dict[str, Any] = {"config": config.to_dict(), "seeds": {}}
+    started = time.perf_counter()
+    with use_profile(config.render_profile):
+        for seed in config.seeds:
+            results["seeds"][str(seed)] = run_seed(config, seed, Path(work) / f"seed{seed}",
+                                                   cache_dir=cache_dir,
+                                                   tracking_uri=tracking_uri, log=say)
+    results["wall_seconds"] = round(time.perf_counter() - started, 1)
+    return results
+
+
+def run_seed(config: ReproConfig, seed: int, work: Path, *, cache_dir: Path | None,
+             tracking_uri: str | None, log: Log) -> dict:
+    """One seed: the base, two data builds, three trained arms, the evaluation of all four."""
+    timer = _Timer(log, seed)
+    parent = _parent_run(tracking_uri, config, seed)
+    with timer("base"):
+        base = _base(config, seed, work, cache_dir)
+    with timer("data"):
+        data = {name: _data(config, seed, work / f"data-{name}", variants)
+                for name, variants in (("fixed", 0), ("hsa", None))}
+    stages: dict[str, Any] = {}
+    models = {"base": base}
+    for arm, stage, src, extra in _plan(config, data):
+        with timer(arm):
+            result = _stage(config, stage, seed, models[src], work / arm, extra, base,
+                            tracking_uri, parent)
+        models[arm] = result.output_dir
+        stages[arm] = {"stage": stage, "steps": result.steps, "history": result.history,
+                       "metrics": result.metrics, "run_id": result.run_id}
+    arm_models = {"base": base, "fixed_sft": models["fixed_sft"], "hsa_sft": models["hsa_sft"],
+                  "hat": models["hat_rl"]}
+    evals = {}
+    for arm in ARMS:
+        with timer(f"eval {arm}"):
+            evals[arm] = evaluate_arm(config, arm_models[arm], arm, tracking_uri, parent)
+    _close_parent(tracking_uri, parent)
+    return {"models": {k: str(v) for k, v in arm_models.items()},
+            "data": {k: v for k, v in data.items()}, "stages": stages, "eval": evals,
+            "timings": timer.seconds, "mlflow_parent_run": parent}
+
+
+def dotted(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested mappings as dotted keys (`{"probe": {"enabled": False}}` -> `probe.enabled`),
+    so an override changes one key of a section, not the whole section."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out |= dotted(value, f"{prefix}{key}.")
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _plan(config: ReproConfig, data: dict) -> list[tuple[str, str, str, dict]]:
+    """(arm dir, stage, input model, stage-specific overrides) in order."""
+    return [("fixed_sft", "sft", "base", {"dataset": data["fixed"]["path"]}),
+            ("hsa_sft", "sft", "base", {"dataset": data["hsa"]["path"]}),
+            ("hat_opd", "opd", "hsa_sft", {}),
+            ("hat_rl", "rl", "hat_opd", {"harness": config.harness})]
+
+
+class _Timer:
+    def __init__(self, log: Log, seed: int):
+        self.log, self.seed, self.seconds = log, seed, {}
+
+    def __call__(self, name: str):
+        timer = self
+
+        class _Block:
+            def __enter__(self):
+                self.start = time.perf_counter()
+                timer.log(f"seed {timer.seed}: {name} ...")
+
+            def __exit__(self, *exc):
+                took = round(time.perf_counter() - self.start, 1)
+                timer.seconds[name] = took
+                timer.log(f"seed {timer.seed}: {name} done in {took:.0f} s")
+        return _Block()
+
+
+def _base(config: ReproConfig, seed: int, work: Path, cache_dir: Path | None) -> Path:
+    from hat_core.basemodel import build_base_model
+
+    base_seed = seed if config.base_seed is None else config.base_seed
+    return build_base_model(work / "base", size=config.base_size, seed=base_seed,
+                            cache_dir=cache_dir).path
+
+
+def _data(config: ReproConfig, seed: int, out: Path, variants: int | None) -> dict:
+    from hat_core.data.build import build
+    from hat_core.data.config import load_data_config
+    from hat_core.harness_io import load_harness
+
+    overrides = {**dotted(config.data), "seed": seed, "render_profile": config.render_profile}
+    if variants is not None:
+        overrides["variants"] = variants
+    data_config = load_data_config(Path(config.stage_configs) / "data_tiny.yaml", overrides)
+    result = build(load_harness(config.harness), data_config, out)
+    return {"path": str(out), "version": result.version, "splits": dict(result.stats.splits),
+            "variants": data_config.variants}
+
+
+def _stage(config: ReproConfig, stage: str, seed: int, src: Path, out: Path, extra: dict,
+           base: Path, tracking_uri: str | None, parent: str | None):
+    from hat_core.training import load_stage_config, run_stage_named
+
+    overrides = {**dotted(getattr(config, stage)), **extra, "base": str(src),
+                 "output_dir": str(out),
+                 "seed": seed, "num_threads": config.threads,
+                 "render_profile": config.render_profile}
+    if stage == "opd":
+        overrides["teacher"] = str(base)
+    stage_config = load_stage_config(stage, Path(config.stage_configs) / f"{stage}_tiny.yaml",
+                                     overrides)
+    return run_stage_named(stage, stage_config, tracking=_stage_tracking(
+        tracking_uri, stage, out.name, parent))
+
+
+def evaluate_arm(config: ReproConfig, model_dir: Path, arm: str, tracking_uri: str | None,
+                 parent: str | None) -> dict:
+    """The arm's suite metrics (`suite.metric`) and its bad-case counts on each edit."""
+    from hat_core.evaluation.backends import TransformersBackend
+    from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics
+    from hat_core.evaluation.policy import BackendPolicy
+    from hat_core.harness_io import load_harness
+
+    budget = config.eval
+    policy = BackendPolicy(TransformersBackend(model_dir), max_tokens=budget.max_tokens)
+    harness = load_harness(config.harness)
+    metrics: dict[str, float] = {}
+    sim = [s for s in budget.suites if s in SIM]
+    if sim:
+        report = evaluate(policy, harness, sim, EvalOptions(
+            episodes=budget.episodes, variants=budget.variants,
+            robustness_variants=budget.robustness_variants, seed=budget.seed,
+            max_tokens=budget.max_tokens), model_name=arm)
+        metrics |= flat_metrics(report)
+        _log_report(report, tracking_uri, parent, arm)
+    if "ifeval" in budget.suites:
+        report = evaluate(policy, harness, ["ifeval"], EvalOptions(
+            limit=budget.ifeval_prompts, max_tokens=budget.max_tokens, seed=budget.seed),
+            model_name=arm)
+        metrics |= flat_metrics(report)
+        _log_report(report, tracking_uri, parent, f"{arm} ifeval")
+    return {"metrics": metrics, "edits": edit_bad_cases(config, policy)}
+
+
+def edit_bad_cases(config: ReproConfig, policy) -> dict[str, dict]:
+    """Bad cases of `policy` under each edited harness (held-out scenarios, rule judge)."""
+    from hat_core.evaluation.cases import eval_world, original_surface, play_cases
+    from hat_core.harness_io import load_harness
+
+    catalog, scenarios = eval_world(config.eval.seed, config.eval.edit_episodes)
+    out = {}
+    for path in config.edits:
+        played = play_cases("edit", [original_surface(load_harness(path))], scenarios, catalog,
+                            policy)
+        out[Path(path).stem] = {"bad": sum(not o.verdict.passed for o in played),
+                                "cases": len(played)}
+    return out
+
+
+def _parent_run(uri: str | None, config: ReproConfig, seed: int) -> str | None:
+    if not uri:
+        return None
+    from mlflow.entities import Param
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    found = client.get_experiment_by_name("hat-repro")
+    exp = found.experiment_id if found else client.create_experiment("hat-repro")
+    run = client.create_run(exp, run_name=f"repro seed {seed}",
+                            tags={"hat.kind": "repro", "hat.seed": str(seed)})
+    client.log_batch(run.info.run_id, params=[
+        Param("base_size", config.base_size), Param("seed", str(seed)),
+        Param("render_profile", config.render_profile)])
+    client.log_dict(run.info.run_id, config.to_dict(), "repro_config.json")
+    return run.info.run_id
+
+
+def _close_parent(uri: str | None, run_id: str | None) -> None:
+    if uri and run_id:
+        from mlflow.tracking import MlflowClient
+
+        MlflowClient(tracking_uri=uri).set_terminated(run_id)
+
+
+def _stage_tracking(uri: str | None, stage: str, name: str, parent: str | None):
+    if not uri:
+        return None
+    from hat_core.training.tracking import StageTracking
+
+    return StageTracking(uri, "hat-repro", stage, run_name=name, parent_run_id=parent)
+
+
+def _log_report(report, uri: str | None, parent: str | None, name: str) -> None:
+    if uri:
+        from hat_core.evaluation.tracking import log_report
+
+        log_report(report, uri=uri, experiment="hat-repro", run_name=f"eval {name}",
+                   parent_run_id=parent)

@@ -1,0 +1,167 @@
+"""The reproduction table, reported: mean ± std over seeds, a markdown table and plots.
+
+    write_outputs(results, Path("docs/results"))  # results.json, table.md, bars.png, curves.png
+
+`results` is what `hat_core.evaluation.repro.run_repro` returns. Every number of the table is
+computed here from the per-seed metrics in `results`; `std` is the sample standard deviation
+over seeds (shown as `n=1` when there is one seed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from hat_core.evaluation.repro_config import ARMS
+
+ARM_LABELS = {"base": "Base (no training)", "fixed_sft": "Fixed-Harness SFT",
+              "hsa_sft": "HSA-SFT only", "hat": "HAT (HSA-SFT → OPD → HSA-RL)"}
+# (column, metric key, scale); "badcase_reduction" is computed from the edit counts
+COLUMNS = (
+    ("T1", "t1.pass_rate", 100), ("T2", "t2.pass_rate", 100), ("T1−T2", "t2.gap", 100),
+    ("IFE-P", "ifeval.ife_p", 100), ("Tool rob.", "tool_robustness.score", 100),
+    ("Prompt rob.", "prompt_robustness.score", 100),
+    ("CoT tool-call (tok)", "cot_length.tool_call_mean", 1),
+    ("CoT reply (tok)", "cot_length.reply_mean", 1),
+    ("Bad-case red. v2–v4", "badcase_reduction", 100),
+)
+# graded signal beside the pass rates (the simulator's reward means, 0..1, as %)
+REWARD_COLUMNS = tuple((f"{suite.upper()} {name}", f"{suite}.mean_{name}", 100)
+                       for suite in ("t1", "t2")
+                       for name in ("accuracy", "effectiveness", "skill_selection",
+                                    "tool_rationality"))
+STAGE_CURVES = (("fixed_sft", "loss"), ("hsa_sft", "loss"), ("hat_opd", "loss"))
+
+
+def arm_values(results: dict, arm: str, key: str) -> list[float]:
+    """The metric `key` of `arm`, one value per seed that has it."""
+    out = []
+    for seed in results["seeds"].values():
+        value = (badcase_reduction(seed, arm) if key == "badcase_reduction"
+                 else seed["eval"][arm]["metrics"].get(key))
+        if value is not None:
+            out.append(float(value))
+    return out
+
+
+def badcase_reduction(seed: dict, arm: str) -> float | None:
+    """(base rate - arm rate) / base rate over the pooled edits; None for the base or when
+    the base had no bad case."""
+    if arm == "base":
+        return None
+    base, mine = _pooled(seed["eval"]["base"]["edits"]), _pooled(seed["eval"][arm]["edits"])
+    return (base - mine) / base if base > 0 else None
+
+
+def _pooled(edits: dict) -> float:
+    cases = sum(e["cases"] for e in edits.values())
+    return sum(e["bad"] for e in edits.values()) / cases if cases else 0.0
+
+
+def mean_std(values: list[float]) -> tuple[float, float | None]:
+    """Mean and sample std (None for fewer than two values)."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def cell(values: list[float], scale: float) -> str:
+    if not values:
+        return "—"
+    mean, std = mean_std([v * scale for v in values])
+    return f"{mean:.1f} ± {std:.1f}" if std is not None else f"{mean:.1f} (n=1)"
+
+
+def markdown_table(results: dict, columns: tuple = COLUMNS) -> str:
+    """One row per arm, one column per metric, `mean ± std` over seeds."""
+    head = "| Setting | " + " | ".join(c for c, _, _ in columns) + " |"
+    rule = "|---|" + "---|" * len(columns)
+    rows = [f"| {ARM_LABELS[arm]} | "
+            + " | ".join(cell(arm_values(results, arm, key), scale) for _, key, scale in columns)
+            + " |" for arm in ARMS]
+    seeds = ", ".join(results["seeds"])
+    note = (f"\nSeeds: {seeds}. Percentages except CoT (simulator tokens: one per CJK "
+            f"character or whitespace run). Wall time: {results.get('wall_seconds', 0):.0f} s.\n")
+    return "\n".join([head, rule, *rows]) + "\n" + note
+
+
+def timings_table(results: dict) -> str:
+    names = list(next(iter(results["seeds"].values()))["timings"])
+    rows = [f"| {n} | " + " | ".join(f"{s['timings'].get(n, 0):.0f}"
+                                      for s in results["seeds"].values()) + " |" for n in names]
+    head = "| step | " + " | ".join(f"seed {k} (s)" for k in results["seeds"]) + " |"
+    return "\n".join([head, "|---|" + "---|" * len(results["seeds"]), *rows]) + "\n"
+
+
+def write_outputs(results: dict, out: Path) -> dict[str, Path]:
+    """results.json, table.md, bars.png and curves.png under `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"results": out / "results.json", "table": out / "table.md"}
+    files["results"].write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str)
+                                + "\n", encoding="utf-8")
+    files["table"].write_text(
+        markdown_table(results) + "\nReward means (%):\n\n"
+        + markdown_table(results, REWARD_COLUMNS) + "\n" + timings_table(results),
+        encoding="utf-8")
+    files["bars"] = plot_bars(results, out / "bars.png")
+    files["curves"] = plot_curves(results, out / "curves.png")
+    return files
+
+
+def plot_bars(results: dict, path: Path) -> Path:
+    """One panel per metric: a bar per arm (mean) with the std as error bar."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(3, 3, figsize=(13, 10))
+    for ax, (title, key, scale) in zip(axes.flat, COLUMNS, strict=True):
+        stats = [mean_std([v * scale for v in arm_values(results, a, key)])
+                 if arm_values(results, a, key) else (math.nan, None) for a in ARMS]
+        ax.bar(range(len(ARMS)), [m for m, _ in stats], yerr=[s or 0 for _, s in stats],
+               capsize=4, color=["#999999", "#d62728", "#1f77b4", "#2ca02c"])
+        ax.set_xticks(range(len(ARMS)), ["base", "fixed", "hsa", "hat"])
+        ax.set_title(title)
+    fig.suptitle(f"Reproduction table, seeds {', '.join(results['seeds'])} (mean ± std)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def plot_curves(results: dict, path: Path) -> Path:
+    """Training curves per stage and seed: SFT (fixed, HSA) and OPD loss, RL rewards."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4))
+    for seed, data in results["seeds"].items():
+        stages = data["stages"]
+        for ax, (arm, key) in zip(axes[:3], STAGE_CURVES, strict=True):
+            steps, values = _curve(stages.get(arm, {}).get("history", []), key)
+            ax.plot(steps, values, label=f"seed {seed}")
+            ax.set_title(f"{arm}: {key}")
+        history = stages.get("hat_rl", {}).get("history", [])
+        for key in sorted({k for r in history for k in r if k.startswith("rewards/")
+                           and k.endswith("/mean")}):
+            steps, values = _curve(history, key)
+            axes[3].plot(steps, values, label=f"{key.split('/')[1]} s{seed}")
+        axes[3].set_title("hat_rl: reward components (mean)")
+    for ax in axes:
+        ax.set_xlabel("step")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _curve(history: list[dict], key: str) -> tuple[list[int], list[float]]:
+    points = [(r["step"], r[key]) for r in history if key in r and "step" in r]
+    return [p[0] for p in points], [float(p[1]) for p in points]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

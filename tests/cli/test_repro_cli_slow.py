@@ -1,0 +1,97 @@
+"""`hat repro` end to end on the `toy-test` base: every arm trained and evaluated for real,
+the table, plots, results and MLflow runs well formed and consistent with each other."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from safetensors.torch import load_file
+
+from hat_core.evaluation.repro_config import ARMS
+from hat_core.evaluation.repro_report import COLUMNS, arm_values, cell
+
+pytestmark = pytest.mark.slow
+
+HAT = str(Path(sys.executable).parent / "hat")
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = ROOT / "examples" / "configs" / "repro_quick.yaml"
+REWARDS = ("accuracy", "effectiveness", "tool_rationality", "skill_selection",
+           "cot_length_penalty")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    work = tmp_path_factory.mktemp("repro")
+    config = yaml.safe_load(QUICK.read_text())
+    config.update(seeds=[0], edits=["examples/harnesses/v2.yaml"])
+    config["eval"] |= {"suites": ["t1", "t2", "cot_length", "ifeval"], "max_tokens": 8}
+    config["sft"]["max_steps"] = 2
+    path = work / "repro.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    done = subprocess.run([HAT, "repro", "--config", str(path), "--work", str(work / "w"),
+                           "--cache-dir", str(work / "cache")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+    return work / "w", done
+
+
+def test_exits_0_and_writes_every_output(run):
+    work, done = run
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = work / "results"
+    for name in ("results.json", "table.md", "bars.png", "curves.png"):
+        assert (out / name).stat().st_size > 0
+    assert (out / "bars.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_table_cells_are_computed_from_the_results(run):
+    work, _ = run
+    results = json.loads((work / "results" / "results.json").read_text())
+    table = (work / "results" / "table.md").read_text()
+    for arm, label in (("base", "Base"), ("fixed_sft", "Fixed-Harness SFT"),
+                       ("hsa_sft", "HSA-SFT only"), ("hat", "HAT")):
+        row = next(x for x in table.splitlines() if x.startswith(f"| {label}"))
+        cells = [c.strip() for c in row.strip("|").split("|")[1:]]
+        assert cells == [cell(arm_values(results, arm, key), scale)
+                         for _, key, scale in COLUMNS]
+    metrics = results["seeds"]["0"]["eval"]["hat"]["metrics"]
+    assert 0.0 <= metrics["t1.pass_rate"] <= 1.0 and "ifeval.ife_p" in metrics
+
+
+def test_arms_were_really_trained_under_the_compact_profile(run):
+    work, _ = run
+    seed = json.loads((work / "results" / "results.json").read_text())["seeds"]["0"]
+    models = {arm: Path(p) for arm, p in seed["models"].items()}
+    base = load_file(models["base"] / "model.safetensors")
+    for arm in ("fixed_sft", "hsa_sft", "hat"):
+        weights = load_file(models[arm] / "model.safetensors")
+        assert any(not weights[k].equal(base[k]) for k in base), arm
+        stage = json.loads((models[arm] / "hat_stage.json").read_text())
+        assert stage["config"]["render_profile"] == "compact"
+    assert seed["stages"]["fixed_sft"]["steps"] == seed["stages"]["hsa_sft"]["steps"] == 2
+    history = seed["stages"]["hat_rl"]["history"]
+    assert all(any(f"rewards/{r}/mean" in h for h in history) for r in REWARDS)
+    data = seed["data"]
+    assert data["fixed"]["variants"] == 0 and data["hsa"]["variants"] > 0
+    manifest = json.loads((Path(data["hsa"]["path"]) / "manifest.json").read_text())
+    assert manifest["status"] == "ready" and manifest["config"]["render_profile"] == "compact"
+
+
+def test_mlflow_holds_the_stage_and_eval_runs(run):
+    from mlflow.tracking import MlflowClient
+
+    work, _ = run
+    results = json.loads((work / "results" / "results.json").read_text())
+    client = MlflowClient(tracking_uri=results["mlflow_uri"])
+    exp = client.get_experiment_by_name("hat-repro")
+    runs = client.search_runs([exp.experiment_id], max_results=100)
+    names = {r.info.run_name for r in runs}
+    assert {"repro seed 0", "fixed_sft", "hsa_sft", "hat_opd", "hat_rl"} <= names
+    evals = {r.info.run_name: r for r in runs if r.info.run_name.startswith("eval ")}
+    assert {f"eval {a}" for a in ARMS} <= set(evals)
+    logged = evals["eval hsa_sft"].data.metrics["t1.pass_rate"]
+    assert logged == results["seeds"]["0"]["eval"]["hsa_sft"]["metrics"]["t1.pass_rate"]

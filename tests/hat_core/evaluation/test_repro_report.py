@@ -1,0 +1,84 @@
+"""The reproduction table's aggregation and config: mean ± std over seeds, the bad-case
+reduction against the base, the markdown layout, config validation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from hat_core.errors import ConfigError
+from hat_core.evaluation.repro import dotted
+from hat_core.evaluation.repro_config import ARMS, load_repro_config
+from hat_core.evaluation.repro_report import (
+    COLUMNS,
+    arm_values,
+    badcase_reduction,
+    cell,
+    markdown_table,
+    mean_std,
+)
+
+
+def _seed(t1: dict[str, float], bad: dict[str, int]) -> dict:
+    return {"eval": {arm: {"metrics": {"t1.pass_rate": t1[arm]},
+                           "edits": {"v2": {"bad": bad[arm], "cases": 4},
+                                     "v3": {"bad": bad[arm], "cases": 4}}}
+                     for arm in ARMS},
+            "timings": {"base": 1.0}, "stages": {}}
+
+
+@pytest.fixture
+def results() -> dict:
+    seeds = {"0": _seed({"base": 0.1, "fixed_sft": 0.8, "hsa_sft": 0.6, "hat": 0.7},
+                        {"base": 4, "fixed_sft": 3, "hsa_sft": 2, "hat": 1}),
+             "1": _seed({"base": 0.1, "fixed_sft": 0.6, "hsa_sft": 0.6, "hat": 0.9},
+                        {"base": 2, "fixed_sft": 2, "hsa_sft": 1, "hat": 0})}
+    return {"seeds": seeds, "wall_seconds": 10}
+
+
+def test_mean_and_sample_std():
+    mean, std = mean_std([1.0, 2.0, 3.0])
+    assert mean == 2.0 and math.isclose(std, 1.0)
+    assert mean_std([5.0]) == (5.0, None)
+    assert cell([0.5], 100) == "50.0 (n=1)" and cell([], 100) == "—"
+    assert cell([0.8, 0.6], 100) == f"70.0 ± {math.sqrt(200):.1f}"
+
+
+def test_badcase_reduction_pools_edits_against_the_base(results):
+    seed = results["seeds"]["0"]
+    assert badcase_reduction(seed, "base") is None
+    assert badcase_reduction(seed, "hat") == pytest.approx((8 / 8 - 2 / 8) / (8 / 8))
+    assert arm_values(results, "hsa_sft", "badcase_reduction") == pytest.approx([0.5, 0.5])
+
+
+def test_table_has_one_row_per_arm_and_every_column(results):
+    table = markdown_table(results)
+    lines = [x for x in table.splitlines() if x.startswith("| ")]
+    assert len(lines) == 1 + len(ARMS)
+    assert all(x.count("|") == len(COLUMNS) + 2 for x in lines)
+    assert "| Fixed-Harness SFT | 70.0 ± 14.1 |" in table
+    assert "| Base (no training) | 10.0 ± 0.0 |" in table
+
+
+def test_config_validation_lists_valid_keys(tmp_path):
+    bad = tmp_path / "r.yaml"
+    bad.write_text("seedz: [1]\neval: {episodez: 2, suites: [t9]}\nrender_profile: huge\n")
+    with pytest.raises(ConfigError) as err:
+        load_repro_config(bad)
+    report = err.value.report()
+    assert "seedz" in report and "episodez" in report and "t9" in report
+    assert "base_size" in report and "compact" in report
+
+
+def test_configs_in_examples_load(examples_dir):
+    configs = examples_dir.parent / "configs"
+    quick = load_repro_config(configs / "repro_quick.yaml", {"seeds": [3]})
+    assert quick.seeds == (3,) and quick.base_size == "toy-test"
+    full = load_repro_config(configs / "repro_full.yaml")
+    assert full.base_size == "toy" and len(full.seeds) == 3 and full.render_profile == "compact"
+
+
+def test_dotted_overrides():
+    assert dotted({"a": 1, "probe": {"enabled": False, "x": {"y": 2}}}) == {
+        "a": 1, "probe.enabled": False, "probe.x.y": 2}
