@@ -278,7 +278,8 @@ def _closing(console: Console, timings: list[tuple[str, float]], state: DemoStat
 QUALITY = ("the demo trains from the `test`-size base (about 0.15M parameters, pre-trained for "
            "30 steps) with a few steps per stage, so that two retrains fit in about 15 minutes "
            "on 2 CPU cores: the flow, the store, MLflow, the gates and the registry are real, "
-           "but the model is far too small to answer well (T1/T2 0, IFE-P near 0), so it "
-           "scores the same on v1 and v2 and the v2 zero-shot check passes. For a better "
+           "but the model is far too small to answer well (T1/T2 0, IFE-P near 0): the demo's "
+           "zero-shot floors (T1/T2 >= 0.5) send v2 to a retrain, and a candidate that is "
+           "'not worse' than a champion at 0 says nothing about quality. For a better "
            "model set `base_size: tiny` (or `base_model: DIR`) in a copy of "
            "examples/configs/retrain_demo.yaml and run `hat demo --config FILE`.")
