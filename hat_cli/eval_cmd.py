@@ -140,15 +140,20 @@ def run(
     mlflow_uri: str | None = typer.Option(None, "--mlflow-uri",
                                           help="log to MLflow (default: $HAT_MLFLOW_TRACKING_URI "
                                                "when set, else no logging)"),
+    render_profile: str = typer.Option("full", "--render-profile",
+                                       help="how the harness is shown: full, or compact (the "
+                                            "toy models of `hat repro`, docs/evaluation.md)"),
 ) -> None:
     """Run named suites on a model; write a JSON report, a markdown summary, per-case rows
     and the bad cases."""
     from hat_core.evaluation.evaluate import EvalOptions, evaluate
     from hat_core.evaluation.registry import get_suite
+    from hat_core.render import check_profile, use_profile
 
     names = [n.strip() for n in suites.split(",") if n.strip()]
     for name in names:  # unknown names fail before any file is written
         get_suite(name)
+    check_profile(render_profile)
     h = _harness(harness)
     options = EvalOptions(episodes=episodes, variants=variants,
                           robustness_variants=robustness_variants, seed=seed,
@@ -159,7 +164,7 @@ def run(
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
     sink = _sink(bad_path, store, harness, h, model_version_id)
     try:
-        with _progress_bar() as progress:
+        with _progress_bar() as progress, use_profile(render_profile):
             report = evaluate(policy, h, names, options, model_name=model,
                               progress=progress, bad_cases=sink)
     finally:

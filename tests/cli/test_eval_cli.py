@@ -126,6 +126,26 @@ def test_eval_run_against_an_endpoint(tmp_path):
     assert unknown.returncode == 2 and "valid suites" in unknown.stderr
 
 
+def test_eval_run_shows_the_harness_in_the_chosen_render_profile(tmp_path, v1_path):
+    prompts = {}
+    for profile in ("full", "compact"):
+        with fake_server(reply=lambda body: "好的") as (url, state):
+            result = run("eval", "run", url, "--model-name", "m", "--suites", "t1",
+                         "--harness", str(v1_path), "--episodes", "1", "--max-tokens", "8",
+                         "--render-profile", profile, "--out", str(tmp_path / f"{profile}.json"))
+        assert result.returncode == 0, result.stderr
+        body = state.bodies[0]
+        prompts[profile] = (body["messages"][0]["content"], body.get("tools") or [])
+    (full, full_tools), (compact, compact_tools) = prompts["full"], prompts["compact"]
+    assert full_tools and not compact_tools       # compact: tools are lines of the prompt
+    assert "get_price(" in compact and "get_price(" not in full
+    assert len(compact) < len(full)
+    bad = run("eval", "run", "oracle", "--suites", "t1", "--harness", str(v1_path),
+              "--render-profile", "tiny", "--out", str(tmp_path / "bad.json"))
+    assert bad.returncode == 2 and "valid profiles: full, compact" in bad.stderr
+    assert not (tmp_path / "bad.json").exists()
+
+
 def test_eval_model_shorthand_runs_suites(tmp_path, v1_path):
     out = tmp_path / "report.json"
     result = run("eval", "oracle", "--suites", "t1", "--harness", str(v1_path),
