@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "ui" / "app.py")
 EXAMPLES = ROOT / "examples" / "harnesses"
 PASSWORD = "demo-password-1"
 SECRET = "test-console-secret"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
 
 
 def home_with_registry(home: Path, mlflow_template: Path) -> Path:
@@ -52,3 +62,42 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
         except OSError:
             time.sleep(0.3)
     raise TimeoutError(f"{url} did not become healthy in {timeout} s")
+
+
+def require_chromium() -> None:
+    """Skip without Debian chromium, except under CI, where browser tests must run."""
+    if not Path(CHROMIUM).exists():
+        message = "no /usr/bin/chromium: run `make browser`"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set: browser tests must run)")
+        pytest.skip(message)
+
+
+@contextmanager
+def console_server(env: dict[str, str], log_path: Path) -> Iterator[str]:
+    """The console (`streamlit run ui/app.py`) on a free loopback port with `env`; yields its
+    base URL once healthy, and stops it (terminate, then kill) on exit."""
+    port = free_port()
+    log = open(log_path, "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
+         "--server.address=127.0.0.1", f"--server.port={port}",
+         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def settled(page) -> None:
+    """Wait until Streamlit has finished the current run of a Playwright `page`."""
+    page.wait_for_timeout(300)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=20_000)

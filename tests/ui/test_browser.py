@@ -11,63 +11,39 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from console_helpers import (
-    APP,
+    CHROMIUM,
+    CHROMIUM_ARGS,
     EXAMPLES,
     PASSWORD,
     ROOT,
     SECRET,
-    free_port,
+    console_server,
     home_with_registry,
-    wait_healthy,
+    require_chromium,
+    settled,
 )
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts" / "ui"
 
 
 @pytest.fixture(scope="module")
 def server(seeded_template, mlflow_template, tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        message = "no /usr/bin/chromium: run `make browser`"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI is set: browser tests must run)")
-        pytest.skip(message)
+    require_chromium()
     template, ids = seeded_template
     tmp = tmp_path_factory.mktemp("browser")
     shutil.copyfile(template, tmp / "hat.db")
-    port = free_port()
     env = {**os.environ, "HAT_DATABASE_URL": f"sqlite:///{tmp / 'hat.db'}",
            "HAT_HOME": str(home_with_registry(tmp / "home", mlflow_template)),
            "HAT_CONSOLE_SECRET": SECRET}
     env.pop("HAT_MLFLOW_TRACKING_URI", None)
     env.pop("PREFECT_API_URL", None)
     env.pop("HAT_PREFECT_API_URL", None)
-    log = open(tmp / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
-         "--server.address=127.0.0.1", f"--server.port={port}",
-         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc)
+    with console_server(env, tmp / "streamlit.log") as url:
         yield url, ids, tmp / "home"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +52,7 @@ def page(server):
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
         tab.set_default_timeout(20_000)
         yield tab
@@ -84,14 +60,8 @@ def page(server):
 
 
 def _shot(page, name: str) -> None:
-    _settled(page)
+    settled(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def _settled(page) -> None:
-    """Wait until Streamlit has finished the current run."""
-    page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=20_000)
 
 
 def _nav(page, title: str) -> None:
@@ -100,7 +70,7 @@ def _nav(page, title: str) -> None:
     if more.count():
         more.first.click()
     nav.get_by_role("link", name=title, exact=True).click()
-    _settled(page)
+    settled(page)
 
 
 def test_operator_story(page, server):
@@ -124,7 +94,7 @@ def test_operator_story(page, server):
     editor = page.get_by_label("Harness (YAML or JSON)")
     editor.fill(edited)
     editor.press("Control+Enter")
-    _settled(page)
+    settled(page)
     page.get_by_label("Note: what changed and why").fill("browser edit")
     page.get_by_role("button", name="Validate and submit").click()
     page.get_by_text("Stored version 5").wait_for()

@@ -8,17 +8,20 @@ Needs `/usr/bin/chromium` (`make browser`); marked `browser`.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from console_helpers import APP, PASSWORD, ROOT, SECRET, free_port, wait_healthy
+from console_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PASSWORD,
+    ROOT,
+    SECRET,
+    console_server,
+    require_chromium,
+    settled,
+)
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SYSTEMS = ("checkpoint-SEVEN", "production-SIX")
 
 
@@ -42,39 +45,14 @@ def seed_store(url: str) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        message = "no /usr/bin/chromium: run `make browser`"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI is set: browser tests must run)")
-        pytest.skip(message)
+    require_chromium()
     tmp = tmp_path_factory.mktemp("pairwise-browser")
     url = f"sqlite:///{tmp / 'hat.db'}"
     seed_store(url)
-    port = free_port()
     env = {**os.environ, "HAT_DATABASE_URL": url, "HAT_HOME": str(tmp / "home"),
            "HAT_CONSOLE_SECRET": SECRET}
-    log = open(tmp / "streamlit.log", "w")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
-         "--server.address=127.0.0.1", f"--server.port={port}",
-         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, proc)
+    with console_server(env, tmp / "streamlit.log") as base:
         yield base, url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def settled(page) -> None:
-    page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=20_000)
 
 
 def test_a_reviewer_votes_blind(server):
@@ -87,7 +65,7 @@ def test_a_reviewer_votes_blind(server):
     artifacts = ROOT / "test-artifacts" / "ui"
     artifacts.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(20_000)
         page.goto(base)
