@@ -2,7 +2,9 @@
 
 Fills a fresh database with `benchmarks/db_scale.py`'s fill (1,000 harness versions, 2,000
 jobs, 20 model versions, 100,000 bad cases) plus a champion promotion, stage runs with
-curves and eval results, then renders every page with Streamlit's AppTest (the whole
+curves and eval results, and evidence (a saved A/B analysis of `examples/ab/sample.csv`, an
+open and a closed blind pairwise review with votes and judge verdicts, 150 labelled bad cases
+for the judge calibration), then renders every page with Streamlit's AppTest (the whole
 script: login restore, navigation, the page's queries and elements) `--repeat` times after
 one warm-up run, and prints P50 / P95 milliseconds per page. Goal: every P95 under 1.0 s.
 
@@ -26,16 +28,27 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from db_scale import fill, target  # noqa: E402
+from sqlalchemy import select  # noqa: E402
 
 from db import migrate  # noqa: E402
+from db.ab_repo import save_ab_analysis  # noqa: E402
+from db.badcases_repo import label_bad_case  # noqa: E402
 from db.engine import in_transaction, make_engine, make_session_factory  # noqa: E402
 from db.jobs_repo import add_stage_run  # noqa: E402
+from db.models import BadCaseRow  # noqa: E402
+from db.pairwise_repo import (  # noqa: E402
+    cast_vote,
+    close_pairwise_review,
+    create_pairwise_review,
+    list_blind_items,
+)
 from db.release_repo import add_eval_result, promote  # noqa: E402
 from db.users_repo import add_user, get_user  # noqa: E402
 
 APP = str(HERE.parent / "ui" / "app.py")
+AB_SAMPLE = HERE.parent / "examples" / "ab" / "sample.csv"
 PAGES = ("harness_versions", "harness_submit", "harness_diff", "runs", "job", "compare",
-         "bad_cases", "release", "audit", "users")
+         "bad_cases", "release", "audit", "users", "ab_tests", "pairwise", "judge")
 GOAL_MS = 1000.0
 
 
@@ -49,6 +62,7 @@ def main() -> None:
         fill(engine, random.Random(args.seed), versions=args.versions, bad_cases=args.bad_cases)
         sessions = make_session_factory(engine)
         in_transaction(sessions, extras)
+        in_transaction(sessions, evidence)
         print(f"filled {engine.dialect.name} in {time.perf_counter() - t0:.1f} s")
         timings = {page: time_page(url, page, args.repeat) for page in PAGES}
         engine.dispose()
@@ -81,6 +95,60 @@ def extras(session) -> None:
                               ("latency", "p50_s"), ("latency", "p95_s")):
             add_eval_result(session, model_version_id=mv, suite=suite, metric=metric,
                             value=0.5 + mv / 100)
+
+
+def evidence(session) -> None:
+    """What the evidence pages show: an A/B analysis, pairwise reviews, labelled bad cases."""
+    save_ab(session)
+    rng = random.Random(1)
+    for title, close in (("open review", False), ("closed review", True)):
+        pairwise(session, rng, title=title, close=close)
+    label_bad_cases(session, rng, n=150)
+
+
+def save_ab(session) -> None:
+    """The analysis `hat ab analyze examples/ab/sample.csv --save` stores."""
+    import hashlib
+
+    from hat_core.evidence.ab import analyze
+    from hat_core.evidence.ab_data import USER
+    from hat_core.evidence.loader import load_ab
+
+    data = load_ab(AB_SAMPLE)
+    save_ab_analysis(session, name="sample", source_name=AB_SAMPLE.name,
+                     source_sha256=hashlib.sha256(AB_SAMPLE.read_bytes()).hexdigest(),
+                     result=analyze(data).to_dict(), n_rows=len(data.frame),
+                     n_users=int(data.frame[USER].nunique()), actor="bench")
+
+
+def pairwise(session, rng: random.Random, *, title: str, close: bool) -> None:
+    """A review of 20 items with a judge verdict each and three reviewers' votes."""
+    from hat_core.evidence.review_items import ReviewItem
+
+    items = [ReviewItem(scenario_id=f"s{i:03d}", prompt=f"这件有 M 码吗？({i})",
+                        response_a=f"有的，M 码还有 {i} 件。", response_b="请稍等。",
+                        judge=rng.choice(("a", "a", "b", "tie"))) for i in range(20)]
+    review = create_pairwise_review(session, title=title, system_a="hat-agent v2",
+                                    system_b="hat-agent v1", items=items, actor="bench",
+                                    seed=7)
+    for item in list_blind_items(session, review_id=review.id):
+        for reviewer in ("rita", "rob", "ria"):
+            cast_vote(session, item_id=item.id, reviewer=reviewer,
+                      choice=rng.choice(("left", "left", "right", "tie")))
+    if close:
+        close_pairwise_review(session, review_id=review.id, actor="bench")
+
+
+def label_bad_cases(session, rng: random.Random, *, n: int) -> None:
+    """Review `n` bad cases: mostly agreeing with the judge, some other labels or dismissed."""
+    from hat_core.sim.judge import FAILURE_TYPES
+
+    cases = session.execute(select(BadCaseRow.id, BadCaseRow.failure_type)
+                            .order_by(BadCaseRow.id).limit(n)).all()
+    for case_id, failure in cases:
+        label = failure if rng.random() < 0.8 else rng.choice(("pass", *FAILURE_TYPES))
+        label_bad_case(session, bad_case_id=case_id, reviewer="rita", label=label,
+                       review_state="dismissed" if label == "pass" else "confirmed")
 
 
 def time_page(url: str, page: str, repeat: int) -> list[float]:

@@ -7,7 +7,10 @@ Two sources of (judge, human) label pairs:
   (open ones stay blind): both as `a`, `b` or `tie`.
 
 `judge_calibration` runs `hat_core.evidence.calibration` (accuracy, Cohen's kappa, per-label
-agreement) on one source and applies `judge_gate(min_kappa, min_n)`.
+agreement) on one source and applies `judge_gate(min_kappa, min_n)`. `judge_decision` is the
+gate before a judge scores an evaluation (`hat_core.evaluation.judging`): the rule judge
+always passes; an LLM judge is measured on its config's source, and an override of a failed
+gate is written to the audit log.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from db.audit_repo import record_audit
 from db.errors import StoreError
 from db.models import BadCaseRow
 from db.pairwise_repo import closed_judge_pairs
 from db.values import JudgeCalibration
+from hat_core.evaluation.judging import JudgeConfig, JudgeDecision, gate_decision
 
 SOURCES = ("bad_cases", "pairwise")
 
@@ -56,3 +61,18 @@ def judge_calibration(session: Session, *, source: str, min_kappa: float = 0.6,
     ok, reason = judge_gate(calibration, min_kappa=min_kappa, min_n=min_n)
     return JudgeCalibration(source, calibration.n, calibration,
                             tuple(label_agreement(calibration)), ok, reason)
+
+
+def judge_decision(session: Session, *, config: JudgeConfig, min_kappa: float, min_n: int,
+                   override: str | None = None, actor: str = "") -> JudgeDecision:
+    """May the judge `config` names score an evaluation? An override of a failed gate (a
+    reason) is allowed and recorded in the audit log as `judge_gate.override` by `actor`."""
+    calibration = None if config.kind == "rule" else judge_calibration(
+        session, source=config.source, min_kappa=min_kappa, min_n=min_n).calibration
+    decision = gate_decision(config, calibration, min_kappa=min_kappa, min_n=min_n,
+                             override=override)
+    if decision.override and not decision.passed:
+        record_audit(session, actor=actor or "unknown", action="judge_gate.override",
+                     entity="judge_gate", entity_id=f"{config.kind}:{config.model}",
+                     after=decision.to_dict())
+    return decision

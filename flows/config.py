@@ -7,6 +7,10 @@ handed to the stage's own config loader unchanged.
 
     config = load_retrain_config("examples/configs/retrain_tiny.yaml")
     config.gates.t1_tolerance, config.eval.suites, config.config_hash()
+
+`eval.judge` (`rule` by default, or `llm` with `judge_model`, `judge_base_url` defaulting to
+`HAT_TEACHER_ENDPOINT`, `judge_source`) names the judge of the simulator suites; the flow
+consults the judge gate before an LLM judge is used (`flows/retrain.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 import yaml
 
 from hat_core.errors import ConfigError, Problem
+from hat_core.evaluation.judging import CALIBRATION_SOURCES, JUDGE_KINDS, JudgeConfig
 from hat_core.gates import GateConfig, gate_config_from_dict, load_gate_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +44,17 @@ class EvalSettings:
     limit: int | None = 20  # caps episodes and IFEval items
     max_tokens: int = 256
     seed: int = 0
+    judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
+    judge_base_url: str | None = None  # llm: default HAT_TEACHER_ENDPOINT
+    judge_model: str | None = None
+    judge_api_key_env: str | None = None
+    judge_source: str = "bad_cases"  # the calibration the gate reads: bad_cases or pairwise
+
+    def judge_config(self, default_url: str | None = None) -> JudgeConfig:
+        """The judge of the simulator suites (`hat_core.evaluation.judging`)."""
+        return JudgeConfig(kind=self.judge, base_url=self.judge_base_url or default_url,
+                           model=self.judge_model, api_key_env=self.judge_api_key_env,
+                           source=self.judge_source)
 
 
 @dataclass(frozen=True)
@@ -149,4 +165,21 @@ def _scalar_problems(values: Mapping[str, Any], where: str) -> list[Problem]:
     name = values.get("registry_name", "x")
     if not isinstance(name, str) or not name.strip():
         problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
-    return problems
+    ev = values.get("eval")
+    return problems + (_judge_problems(ev, f"{where}.eval") if isinstance(ev, EvalSettings)
+                       else [])
+
+
+def _judge_problems(ev: EvalSettings, where: str) -> list[Problem]:
+    """The judge keys of the eval section (the endpoint may come from HAT_TEACHER_ENDPOINT)."""
+    if ev.judge not in JUDGE_KINDS:
+        return [Problem(f"{where}.judge", f"unknown judge {ev.judge!r}; valid: "
+                        + ", ".join(JUDGE_KINDS))]
+    out = []
+    if ev.judge == "llm" and not ev.judge_model:
+        out.append(Problem(f"{where}.judge_model", "the llm judge needs the model name at "
+                           "its endpoint (judge_base_url, default HAT_TEACHER_ENDPOINT)"))
+    if ev.judge_source not in CALIBRATION_SOURCES:
+        out.append(Problem(f"{where}.judge_source", f"unknown calibration source "
+                           f"{ev.judge_source!r}; valid: " + ", ".join(CALIBRATION_SOURCES)))
+    return out

@@ -5,6 +5,9 @@
     retrain(harness_version=3)                      # in-process, what `hat retrain` runs
 
 Steps (each task calls one function of db/, hat_core or flows/stages.py):
+ 0. the judge gate: an LLM judge (`eval.judge: llm`) needs the store's calibration to pass
+    (`db.calibration_repo.judge_decision`), else `JudgeGateError` before any job is claimed;
+    the decision is tagged on the job's MLflow run (`hat.judge`, `hat.judge.kappa`, ...);
  1. claim the job row for (version, trigger) with a lease: a second run stops, "already handled";
  2. zero-shot check: the champion's T1/T2 on the new harness against its reference numbers;
     passing records "no retrain needed" with the evidence and stops;
@@ -44,6 +47,7 @@ from flows import stages
 from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retrain_config
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
+from hat_core.evaluation.judging import JudgeDecision
 from hat_core.gates import GateResults, evaluate_gates, evaluate_zero_shot
 from hat_core.harness import Harness
 from hat_core.settings import Settings, load_settings
@@ -89,9 +93,9 @@ def base_model(path: str | None, size: str, seed: int, home: str) -> str:
 
 @task(**CACHED)
 def evaluate(model_dir: str, harness_json: str, suites: tuple[str, ...], out: str,
-             settings: EvalSettings) -> dict[str, float]:
+             settings: EvalSettings, gate: JudgeDecision | None = None) -> dict[str, float]:
     return stages.evaluate_model(Path(model_dir), _harness(harness_json), suites, Path(out),
-                                 settings=settings)
+                                 settings=settings, gate=gate)
 
 
 @task(**CACHED)
@@ -155,8 +159,9 @@ def retrain(harness_version: int | None = None, line: str | None = None,
             trigger: str = HARNESS_CHANGE, config_path: str | None = None) -> dict:
     """Handle one harness version (default: the latest of `line`, or of the only line)."""
     settings = load_settings()
-    config = load_retrain_config(config_path)
+    config = with_judge_endpoint(load_retrain_config(config_path), settings)
     db_url = settings.resolved_database_url()
+    gate = judge_gate(_sessions(db_url), config.eval, settings)  # refuses before any claim
     version, previous = resolve_version(_sessions(db_url), harness_version, line)
     trigger = trigger_kind(trigger)
     key = job_key(version.line, version.number, trigger)
@@ -166,18 +171,21 @@ def retrain(harness_version: int | None = None, line: str | None = None,
         get_run_logger().info("%s already handled (job %s, %s)", key, got.job.id, got.job.state)
         return {"job_key": key, "job_id": got.job.id, "outcome": HANDLED, "state": got.job.state}
     with _lease(db_url, got.job.id, owner, config.job_lease_s):
-        return _run_job(settings, config, db_url, version, previous, key, trigger, got)
+        return _run_job(settings, config, db_url, version, previous, key, trigger, got, gate)
 
 
 def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: HarnessVersion,
-             previous: HarnessVersion | None, key: str, trigger: str, got: JobClaim) -> dict:
+             previous: HarnessVersion | None, key: str, trigger: str, got: JobClaim,
+             gate: JudgeDecision) -> dict:
     tracking = make_tracking(settings)
     tags = {"hat.harness_line": version.line, "hat.harness_version": str(version.number),
             "hat.trigger": trigger, "hat.job_id": str(got.job.id),
             "hat.config_hash": config.config_hash()}
     parent_id = parent_run(tracking, version.line, key, tags)
+    tracking.log(parent_id, tags={f"hat.{k}": v for k, v in gate.params().items()})
     tracking.log_json(parent_id, "retrain_config.json", config.to_dict())
-    ctx = _Job(settings, config, db_url, tracking, version, previous, key, got.job.id, parent_id)
+    ctx = _Job(settings, config, db_url, tracking, version, previous, key, got.job.id, parent_id,
+               gate)
     try:
         result = ctx.run()
     except BaseException as exc:
@@ -193,10 +201,10 @@ class _Job:
     """The steps of one claimed job (a plain object so the flow body stays short)."""
 
     def __init__(self, settings, config, db_url, tracking, version, previous, key, job_id,
-                 parent_id):
+                 parent_id, gate):
         self.settings, self.config, self.db_url, self.tracking = settings, config, db_url, tracking
         self.version, self.previous, self.key = version, previous, key
-        self.job_id, self.parent_id = job_id, parent_id
+        self.job_id, self.parent_id, self.gate = job_id, parent_id, gate
         self.work = Path(settings.home).resolve() / "runs" / key
         self.harness_json = version.document
 
@@ -215,7 +223,7 @@ class _Job:
         ev = self.config.eval
         model = champion["model_dir"] if champion else base
         metrics = evaluate(model, self.harness_json, ev.zero_shot_suites,
-                           str(self.work / "zero_shot" / "report.json"), ev)
+                           str(self.work / "zero_shot" / "report.json"), ev, self.gate)
         if champion is None:
             verdict = GateResults(())
             reason = "no champion yet: retrain needed"
@@ -224,7 +232,8 @@ class _Job:
             reason = ("zero-shot passed: no retrain needed" if verdict.passed else
                       f"zero-shot failed ({', '.join(verdict.failed)}): retrain needed")
         self.record("zero_shot", metrics, {"report": self.work / "zero_shot"},
-                    extra={"verdict": verdict.to_dict(), "reason": reason})
+                    extra={"verdict": verdict.to_dict(), "reason": reason,
+                           "judge": self.gate.to_dict()})
         if champion is not None and verdict.passed:
             return {"verdict": reason, "retrained": False, "gates": verdict.to_dict()}
         return None
@@ -253,17 +262,21 @@ class _Job:
     def judge(self, candidate: str, champion: dict | None, base: str) -> dict:
         ev = self.config.eval
         run = self.work / "eval"
-        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / "candidate.json"), ev)
+        gate = self.gate
+        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / "candidate.json"), ev,
+                        gate)
         champ_dir = champion["model_dir"] if champion else base
-        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / "champion.json"), ev)
+        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / "champion.json"), ev,
+                         gate)
         base_m = champ if not champion else evaluate(
-            base, self.harness_json, ev.suites, str(run / "base.json"), ev)
+            base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
         fast = latency(candidate, self.harness_json, self.config.latency,
                        str(run / "latency.json"))
         gates = evaluate_gates(cand, champ, base_m, fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
-        self.record("eval", side, {"reports": run}, extra={"gates": gates.to_dict()})
+        self.record("eval", side, {"reports": run},
+                    extra={"gates": gates.to_dict(), "judge": gate.to_dict()})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
                       str(run / "candidate.badcases.jsonl"))
@@ -297,6 +310,34 @@ def resolve_version(sessions: sessionmaker[Session], number: int | None,
             version = get_version(s, number=number, line=line)
         parent = get_version_by_id(s, version_id=version.parent_id) if version.parent_id else None
     return version, parent
+
+
+def with_judge_endpoint(config: RetrainConfig, settings: Settings) -> RetrainConfig:
+    """`config` with `eval.judge_base_url` defaulted to `HAT_TEACHER_ENDPOINT`."""
+    import dataclasses
+
+    ev = config.eval
+    if ev.judge == "rule" or ev.judge_base_url or not settings.teacher_endpoint:
+        return config
+    return dataclasses.replace(config, eval=dataclasses.replace(
+        ev, judge_base_url=settings.teacher_endpoint))
+
+
+def judge_gate(sessions: sessionmaker[Session], ev: EvalSettings,
+               settings: Settings) -> JudgeDecision:
+    """The judge gate before the job's evaluations: the rule judge passes; an LLM judge
+    needs the store's calibration to pass (`HAT_JUDGE_MIN_KAPPA` on `HAT_JUDGE_MIN_ITEMS`),
+    else `JudgeGateError` with the numbers and the fix. The flow has no override."""
+    from db.calibration_repo import judge_decision
+    from hat_core.evaluation.judging import check_judge_config, require_allowed, rule_decision
+
+    config = check_judge_config(ev.judge_config(), where="eval.judge")
+    if config.kind == "rule":
+        return rule_decision()
+    with sessions() as s:
+        decision = judge_decision(s, config=config, min_kappa=settings.judge_min_kappa,
+                                  min_n=settings.judge_min_items)
+    return require_allowed(decision)
 
 
 def make_tracking(settings: Settings) -> Tracking:

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from flows.config import EvalSettings, LatencySettings
+from hat_core.evaluation.judging import JudgeDecision
 from hat_core.harness import Harness
 
 
@@ -32,11 +33,12 @@ def base_model_dir(path: str | None, size: str, seed: int, home: Path) -> Path:
 
 def evaluate_model(
     model_dir: Path, harness: Harness, suites: tuple[str, ...], out: Path, *,
-    settings: EvalSettings,
+    settings: EvalSettings, gate: JudgeDecision | None = None,
 ) -> dict[str, float]:
     """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`);
     write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
-    cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`."""
+    cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`. An LLM
+    judge (`settings.judge`) needs the judge gate's allowing decision `gate`."""
     from hat_core.evaluation.backends import TransformersBackend
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
@@ -44,11 +46,12 @@ def evaluate_model(
 
     options = EvalOptions(episodes=settings.episodes, variants=settings.variants,
                           limit=settings.limit, max_tokens=settings.max_tokens,
-                          seed=settings.seed)
+                          seed=settings.seed,
+                          judge=settings.judge_config())
     sink = JsonlBadCaseSink(out.with_suffix(".badcases.jsonl"))
     try:
         report = evaluate(TransformersBackend(model_dir), harness, list(suites), options,
-                          model_name=str(model_dir), bad_cases=sink)
+                          model_name=str(model_dir), bad_cases=sink, gate=gate)
     finally:
         sink.close()
     write_report(report, out)

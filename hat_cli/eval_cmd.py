@@ -143,10 +143,26 @@ def run(
     render_profile: str = typer.Option("full", "--render-profile",
                                        help="how the harness is shown: full, or compact (the "
                                             "toy models of `hat repro`, docs/evaluation.md)"),
+    judge: str = typer.Option("rule", "--judge",
+                              help="judge of the simulator cases: rule, or llm (only when the "
+                                   "judge gate passes; docs/operations.md)"),
+    judge_url: str | None = typer.Option(None, "--judge-url",
+                                         help="llm judge: OpenAI-compatible endpoint "
+                                              "(default: $HAT_TEACHER_ENDPOINT)"),
+    judge_model: str | None = typer.Option(None, "--judge-model",
+                                           help="llm judge: model name at the endpoint"),
+    judge_api_key_env: str | None = typer.Option(None, "--judge-api-key-env",
+                                                 help="llm judge: variable holding the API key"),
+    judge_source: str = typer.Option("bad_cases", "--judge-source",
+                                     help="calibration the gate reads: bad_cases or pairwise"),
+    judge_override: str | None = typer.Option(None, "--judge-override",
+                                              help="use the llm judge although the gate "
+                                                   "refuses it: the reason (audit log, MLflow)"),
 ) -> None:
     """Run named suites on a model; write a JSON report, a markdown summary, per-case rows
     and the bad cases."""
     from hat_core.evaluation.evaluate import EvalOptions, evaluate
+    from hat_core.evaluation.judging import JudgeConfig, check_judge_config
     from hat_core.evaluation.registry import get_suite
     from hat_core.render import check_profile, use_profile
 
@@ -155,21 +171,45 @@ def run(
         get_suite(name)
     check_profile(render_profile)
     h = _harness(harness)
+    judge_config = check_judge_config(JudgeConfig(
+        kind=judge, base_url=judge_url or _configured().teacher_endpoint, model=judge_model,
+        api_key_env=judge_api_key_env, source=judge_source), where="--judge")
     options = EvalOptions(episodes=episodes, variants=variants,
                           robustness_variants=robustness_variants, seed=seed,
                           max_steps=max_steps, max_tokens=max_tokens, limit=limit,
                           nltk_data=nltk_data_dir(nltk_data), bfcl_questions=bfcl_questions,
-                          bfcl_answers=bfcl_answers)
+                          bfcl_answers=bfcl_answers, judge=judge_config)
+    gate = judge_gate(judge_config, judge_override)  # refuses before anything is written
     policy = _model(model, served_model, max_tokens)
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
     sink = _sink(bad_path, store, harness, h, model_version_id)
     try:
         with _progress_bar() as progress, use_profile(render_profile):
             report = evaluate(policy, h, names, options, model_name=model,
-                              progress=progress, bad_cases=sink)
+                              progress=progress, bad_cases=sink, gate=gate)
     finally:
         sink.close()
-    _finish(report, out, bad_path, sink, mlflow_uri)
+    _finish(report, out, bad_path, sink, mlflow_uri, gate)
+
+
+def judge_gate(config, override: str | None):
+    """The judge gate's decision: the rule judge passes; an LLM judge needs the store's
+    calibration to pass (`JudgeGateError` with the numbers and the fix otherwise) or an
+    override reason, which the audit log records."""
+    from db.calibration_repo import judge_decision
+    from db.engine import in_transaction
+    from hat_cli.db_cmd import open_store, whoami
+    from hat_core.evaluation.judging import require_allowed, rule_decision
+
+    if config.kind == "rule":
+        return rule_decision()
+    settings = _configured()
+    decision = in_transaction(open_store(), lambda s: judge_decision(
+        s, config=config, min_kappa=settings.judge_min_kappa,
+        min_n=settings.judge_min_items, override=override, actor=whoami()))
+    if decision.override:
+        typer.echo(f"judge gate overridden ({decision.override}): {decision.reason}", err=True)
+    return require_allowed(decision)
 
 
 def _harness(arg: str | None):
@@ -195,7 +235,7 @@ def _sink(path: Path, store: bool, harness_arg: str | None, harness, model_versi
     return TeeBadCaseSink([JsonlBadCaseSink(path), *sinks])
 
 
-def _finish(report, out: Path, bad_path: Path, sink, mlflow_uri: str | None) -> None:
+def _finish(report, out: Path, bad_path: Path, sink, mlflow_uri: str | None, gate) -> None:
     from hat_core.evaluation.evaluate import write_cases
     from hat_core.evaluation.report import write_report
 
@@ -210,15 +250,20 @@ def _finish(report, out: Path, bad_path: Path, sink, mlflow_uri: str | None) -> 
     if uri:
         from hat_core.evaluation.tracking import log_report
 
-        run_id = log_report(report, uri=uri, artifacts=[json_path, md_path, cases_path])
+        run_id = log_report(report, uri=uri, artifacts=[json_path, md_path, cases_path],
+                            params=gate.params())
         typer.echo(f"mlflow run {run_id}")
     typer.echo(f"wrote {json_path}, {md_path} and {cases_path}")
 
 
 def _configured_mlflow() -> str | None:
+    return _configured().mlflow_tracking_uri
+
+
+def _configured():
     from hat_core.settings import load_settings
 
-    return load_settings().mlflow_tracking_uri
+    return load_settings()
 
 
 def _progress_bar():

@@ -1,7 +1,8 @@
 """Offline evaluation: named suites, IFEval scoring, BFCL-format tool-call matching, latency.
 
 Files:
-  errors.py          `EvalInputError`: an input file or row that cannot be used
+  errors.py          `EvalInputError` (an unusable input), `JudgeGateError` (a refused judge)
+  judging.py         the judge of the simulator cases (rule or llm) and the judge gate
   jsonl.py           reading and writing JSONL with file:line errors
   ifeval_checker.py  the official IFEval checker (lm-eval's port), imported and run offline
   ifeval.py          IFEval prompts, responses, per-prompt verdicts and accuracies

@@ -54,7 +54,7 @@ def bad_case_of(outcome: CaseOutcome) -> BadCaseRecord | None:
     return BadCaseRecord(
         suite=outcome.suite, case_id=outcome.case_id, scenario_id=outcome.scenario.id,
         failure_type=v.failure or "error", episode=episode,
-        judge_scores={"judge": "rule", **outcome.scores.rewards(),
+        judge_scores={"judge": outcome.judge, **outcome.scores.rewards(),
                       "failures": list(v.failures), "reason": v.reason},
         failures=v.failures, reason=v.reason, variant_id=outcome.surface.variant_id,
         harness_hash=outcome.episode.harness_hash, metadata=metadata)

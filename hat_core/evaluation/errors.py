@@ -1,4 +1,4 @@
-"""The error raised for evaluation inputs that cannot be used (a missing file, a bad row)."""
+"""Errors of evaluation inputs: a file or row that cannot be used, a judge the gate refuses."""
 
 from __future__ import annotations
 
@@ -7,3 +7,7 @@ from hat_core.errors import HatError
 
 class EvalInputError(HatError):
     """An evaluation input file or row that cannot be used; problems name `file:line`."""
+
+
+class JudgeGateError(HatError):
+    """An LLM judge that the judge gate refuses: too little or too poor human agreement."""

@@ -10,6 +10,11 @@ world (`cases.eval_world(seed, ...)`); `t2` plays `variants` held-out HSA varian
 robustness suites `robustness_variants` per family. `ifeval` and `tool_calls` need a
 language model (`model` an `InferenceBackend` or a `BackendPolicy`); `limit` caps their
 items. `progress(suite, done, total)` is called after every case.
+
+`options.judge` (`judging.JudgeConfig`) names the judge of the simulator cases: the rule judge
+by default; an LLM judge (`kind: llm`, or a `judge` object passed in) only with the judge
+gate's allowing decision (`gate`, from `judging.gate_decision` on the store's calibration),
+else `JudgeGateError` before any case is played. The decision goes into the report (`judge`).
 """
 
 from __future__ import annotations
@@ -21,13 +26,16 @@ from pathlib import Path
 from hat_core.errors import ConfigError
 from hat_core.evaluation.badcases import BadCaseSink
 from hat_core.evaluation.cases import Progress, cap
+from hat_core.evaluation.errors import JudgeGateError
 from hat_core.evaluation.inference import InferenceBackend
 from hat_core.evaluation.jsonl import write_jsonl
+from hat_core.evaluation.judging import JudgeConfig, JudgeDecision, make_judge, require_allowed
 from hat_core.evaluation.policy import backend_of
 from hat_core.evaluation.registry import SuiteResult, get_suite
 from hat_core.evaluation.report import EvalReport
 from hat_core.evaluation.suite_qa import T1Suite, need_harness
 from hat_core.harness import Harness
+from hat_core.sim.judge import Judge
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS
 
@@ -48,42 +56,60 @@ class EvalOptions:
     nltk_data: Path | None = None
     bfcl_questions: Path | None = None
     bfcl_answers: Path | None = None
+    judge: JudgeConfig = JudgeConfig()
 
 
 def evaluate(model: Policy | InferenceBackend, harness: Harness | None, suites: Sequence[str],
              options: EvalOptions = EvalOptions(), *, model_name: str | None = None,
-             progress: Progress | None = None,
-             bad_cases: BadCaseSink | None = None) -> EvalReport:
+             progress: Progress | None = None, bad_cases: BadCaseSink | None = None,
+             judge: Judge | None = None, gate: JudgeDecision | None = None) -> EvalReport:
     """The named suites' results, in the order given (see module doc)."""
     names = list(dict.fromkeys(suites))
     chosen = {n: get_suite(n) for n in names}  # unknown names fail before anything runs
-    t1_cases = _t1_cases(model, harness, names, options, progress)
+    judge = judged_by(options.judge, judge, gate)
+    t1_cases = _t1_cases(model, harness, names, options, progress, judge)
     results: dict[str, SuiteResult] = {}
     for name in sorted(names, key=lambda n: n != "t1"):
         results[name] = _run_one(name, chosen[name], model, harness, options, t1_cases,
-                                 results, progress, bad_cases)
+                                 results, progress, bad_cases, judge)
     label = model_name or getattr(model, "name", type(model).__name__)
     return EvalReport(label, harness.content_hash() if harness else None,
-                      tuple(results[n] for n in names))
+                      tuple(results[n] for n in names),
+                      judge=gate.to_dict() if judge is not None and gate else None)
 
 
-def _t1_cases(model, harness, names, options: EvalOptions, progress):
+def judged_by(config: JudgeConfig, judge: Judge | None,
+              gate: JudgeDecision | None) -> Judge | None:
+    """The simulator cases' judge: None (the rule judge), or an LLM judge the gate allows."""
+    if judge is None and config.kind == "rule":
+        return None
+    if gate is None or gate.judge == "rule":
+        raise JudgeGateError("an LLM judge scores an evaluation only after the judge gate: "
+                             "pass the gate's decision (`judging.gate_decision` on the "
+                             "store's calibration), or use the rule judge")
+    require_allowed(gate)
+    return judge if judge is not None else make_judge(config)
+
+
+def _t1_cases(model, harness, names, options: EvalOptions, progress, judge):
     if not ({"t1", "cot_length"} <= set(names)):
         return None
     return T1Suite().play(model, need_harness("t1", harness),
                           episodes=cap(options.episodes, options.limit), seed=options.seed,
                           max_steps=options.max_steps, max_tokens=options.max_tokens,
-                          progress=progress)
+                          progress=progress, judge=judge)
 
 
 def _run_one(name: str, suite, model, harness, options: EvalOptions, t1_cases,
-             done: dict[str, SuiteResult], progress, bad_cases) -> SuiteResult:
+             done: dict[str, SuiteResult], progress, bad_cases, judge) -> SuiteResult:
     if name in SIM_SUITES:
         kwargs = {"episodes": options.episodes, "seed": options.seed, "limit": options.limit,
                   "max_steps": options.max_steps, "max_tokens": options.max_tokens,
                   "progress": progress, "bad_cases": bad_cases,
                   "variants": options.robustness_variants if "robustness" in name
                   else options.variants}
+        if name != "cot_length" and judge is not None:  # cot_length reads no verdict
+            kwargs["judge"] = judge
         if name in ("t1", "cot_length") and t1_cases is not None:
             kwargs["outcomes"] = t1_cases
         if name == "t2" and "t1" in done:

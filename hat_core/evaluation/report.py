@@ -26,10 +26,12 @@ class EvalReport:
     harness_hash: str | None
     suites: tuple[SuiteResult, ...]
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    judge: dict | None = None  # the judge gate's decision when an LLM judge scored the cases
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "harness_hash": self.harness_hash,
-                "created_at": self.created_at, "suites": [s.to_dict() for s in self.suites]}
+        out = {"model": self.model, "harness_hash": self.harness_hash,
+               "created_at": self.created_at, "suites": [s.to_dict() for s in self.suites]}
+        return out | ({"judge": self.judge} if self.judge else {})
 
 
 def _fmt(value: object) -> str:
@@ -41,7 +43,9 @@ def _fmt(value: object) -> str:
 def eval_markdown(report: EvalReport) -> str:
     """One line per suite metric."""
     lines = [f"# Evaluation of {report.model}", "",
-             f"harness {report.harness_hash or '-'}; {report.created_at}", "",
+             f"harness {report.harness_hash or '-'}; {report.created_at}"
+             + (f"; judge {report.judge['judge']} {report.judge['model']}" if report.judge
+                else ""), "",
              "| suite | metric | value |", "|---|---|---|"]
     for suite in report.suites:
         lines += [f"| {suite.suite} | {k} | {_fmt(v)} |" for k, v in suite.metrics.items()]

@@ -6,7 +6,8 @@
 `t1` plays the held-out scenarios (`cases.eval_world`) under the harness as given; `t2` plays
 the same scenarios under `variants` HSA variants from the held-out pool (`HsaConfig(pool=
 "heldout")`: names, templates and wordings no training variant uses), each with its rename
-map bound in the simulator. A case passes when the rule judge finds no failure. Headline
+map bound in the simulator. A case passes when the judge finds no failure (the rule judge,
+or the `judge` passed in: `hat_core.evaluation.judging`). Headline
 metric `pass_rate` (the paper's T1/T2 scores are the same share, times 100), also reported
 as `accuracy` (the key `hat_core.gates` reads) with `bad_case_rate` = 1 - pass rate; `t2`
 also reports `t1_pass_rate` and `gap` = T1 - T2 (it plays T1 itself unless given
@@ -37,6 +38,7 @@ from hat_core.evaluation.policy import as_policy
 from hat_core.evaluation.registry import SuiteResult
 from hat_core.harness import Harness
 from hat_core.hsa.config import HsaConfig
+from hat_core.sim.judge import Judge
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS
 
@@ -75,23 +77,25 @@ class T1Suite:
 
     def play(self, model: Policy | InferenceBackend, harness: Harness, *, episodes: int = 30,
              seed: int = 0, max_steps: int = MAX_STEPS, max_tokens: int = 512,
-             progress: Progress | None = None) -> list[CaseOutcome]:
+             progress: Progress | None = None, judge: Judge | None = None
+             ) -> list[CaseOutcome]:
         catalog, scenarios = eval_world(seed, episodes)
         return play_cases(self.name, [original_surface(harness)], scenarios, catalog,
                           as_policy(model, max_tokens=max_tokens), max_steps=max_steps,
-                          progress=progress)
+                          progress=progress, judge=judge)
 
     def run(self, model: Policy | InferenceBackend, harness: Harness | None, *,
             episodes: int = 30, variants: int = 4, seed: int = 0, max_steps: int = MAX_STEPS,
             max_tokens: int = 512, progress: Progress | None = None,
             bad_cases: BadCaseSink | None = None, limit: int | None = None,
-            outcomes: Sequence[CaseOutcome] | None = None) -> SuiteResult:
-        """`outcomes`: already played T1 cases to judge instead of playing them again."""
+            outcomes: Sequence[CaseOutcome] | None = None,
+            judge: Judge | None = None) -> SuiteResult:
+        """`outcomes`: already played (and judged) T1 cases instead of playing them again."""
         h = need_harness(self.name, harness)
         episodes = cap(episodes, limit)
         played = list(outcomes) if outcomes is not None else self.play(
             model, h, episodes=episodes, seed=seed, max_steps=max_steps,
-            max_tokens=max_tokens, progress=progress)
+            max_tokens=max_tokens, progress=progress, judge=judge)
         report_bad_cases(played, bad_cases)
         return qa_result(self.name, played, summary={"seed": seed, "world": "hat-eval"})
 
@@ -106,7 +110,7 @@ class T2Suite:
             episodes: int = 30, variants: int = 4, seed: int = 0, max_steps: int = MAX_STEPS,
             max_tokens: int = 512, progress: Progress | None = None,
             bad_cases: BadCaseSink | None = None, limit: int | None = None,
-            t1_pass_rate: float | None = None) -> SuiteResult:
+            t1_pass_rate: float | None = None, judge: Judge | None = None) -> SuiteResult:
         h = need_harness(self.name, harness)
         episodes = cap(episodes, limit)
         policy = as_policy(model, max_tokens=max_tokens)
@@ -114,11 +118,11 @@ class T2Suite:
         surfaces = variant_surfaces(h, variants, seed, HsaConfig(pool="heldout"))
         total = len(surfaces) * len(scenarios) + (len(scenarios) if t1_pass_rate is None else 0)
         outcomes = play_cases(self.name, surfaces, scenarios, catalog, policy,
-                              max_steps=max_steps, progress=progress, total=total)
+                              max_steps=max_steps, progress=progress, total=total, judge=judge)
         if t1_pass_rate is None:
             t1 = play_cases("t1", [original_surface(h)], scenarios, catalog, policy,
                             max_steps=max_steps, progress=_relabel(progress, self.name),
-                            done=len(outcomes), total=total)
+                            done=len(outcomes), total=total, judge=judge)
             t1_pass_rate = pass_rate(t1)
         report_bad_cases(outcomes, bad_cases)
         t2 = pass_rate(outcomes)

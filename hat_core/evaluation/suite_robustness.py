@@ -46,6 +46,7 @@ from hat_core.evaluation.suite_qa import need_harness, qa_result
 from hat_core.harness import Harness
 from hat_core.harness_io import harness_from_data
 from hat_core.hsa.config import HsaConfig
+from hat_core.sim.judge import Judge
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS
 
@@ -125,7 +126,8 @@ class RobustnessSuite:
     def run(self, model: Policy | InferenceBackend, harness: Harness | None, *,
             episodes: int = 30, variants: int = 2, seed: int = 0, max_steps: int = MAX_STEPS,
             max_tokens: int = 512, progress: Progress | None = None,
-            bad_cases: BadCaseSink | None = None, limit: int | None = None) -> SuiteResult:
+            bad_cases: BadCaseSink | None = None, limit: int | None = None,
+            judge: Judge | None = None) -> SuiteResult:
         h = need_harness(self.name, harness)
         episodes = cap(episodes, limit)
         policy = as_policy(model, max_tokens=max_tokens)
@@ -138,7 +140,7 @@ class RobustnessSuite:
         for name, surfaces in plans:
             played = play_cases(self.name, surfaces, scenarios, catalog, policy, group=name,
                                 max_steps=max_steps, progress=progress, done=len(outcomes),
-                                total=total)
+                                total=total, judge=judge)
             by_family[name] = pass_rate(played)
             outcomes += played
         report_bad_cases(outcomes, bad_cases)

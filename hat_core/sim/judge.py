@@ -128,19 +128,23 @@ class LLMJudge:
     client: httpx.Client | None = field(default=None, repr=False)
 
     def judge(self, episode: Episode, scenario: Scenario, harness: Harness) -> Verdict:
-        body = {"model": self.model, "temperature": 0,
-                "messages": [{"role": "system", "content": JUDGE_PROMPT},
-                             {"role": "user", "content": _case(episode, scenario)}]}
+        messages = [{"role": "system", "content": JUDGE_PROMPT},
+                    {"role": "user", "content": _case(episode, scenario)}]
         try:
-            response = self._client().post(
-                self.base_url.rstrip("/") + "/chat/completions", json=body,
-                headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {},
-                timeout=self.timeout_s)
-            response.raise_for_status()
-            text = response.json()["choices"][0]["message"]["content"]
+            text = self.complete(messages)
         except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
             return Verdict(passed=False, error=f"judge endpoint failed: {exc}")
         return parse_verdict(text)
+
+    def complete(self, messages: list[dict]) -> str:
+        """The endpoint's answer to `messages` (the one network call; fakes override it)."""
+        response = self._client().post(
+            self.base_url.rstrip("/") + "/chat/completions",
+            json={"model": self.model, "temperature": 0, "messages": messages},
+            headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {},
+            timeout=self.timeout_s)
+        response.raise_for_status()
+        return response.json()["choices"][0]["message"]["content"]
 
     def _client(self) -> httpx.Client:
         if self.client is None:

@@ -7,14 +7,18 @@
   viewer message, asks `OraclePolicy` for the turn, and returns it as an `AssistantOutput`
   (tool calls as name + JSON arguments, the skill only mentioned in the reasoning). With
   `memorised=harness` it is the oracle of that harness whatever it is shown.
+- `AnsweringJudge(base_url, model, answer=...)`: an `LLMJudge` whose one network call
+  (`complete`) returns a fixed answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hat_core.evaluation.inference import AssistantOutput, InferenceBackend, ToolCall
 from hat_core.sim.binding import bind
+from hat_core.sim.judge import LLMJudge
 from hat_core.sim.policy import MemorisingPolicy, Observation, OraclePolicy
 
 
@@ -50,3 +54,15 @@ class OracleBackend(InferenceBackend):
         turn = self.policy.act(obs)
         return AssistantOutput(turn.content, turn.reasoning,
                                tuple(ToolCall(c.name, c.arguments) for c in turn.tool_calls))
+
+
+@dataclass
+class AnsweringJudge(LLMJudge):
+    """An `LLMJudge` whose endpoint call returns `answer` (a JSON verdict); counts calls."""
+
+    answer: str = '{"verdict": "wrong_tool", "reason": "the fake judge flags every case"}'
+    calls: int = 0
+
+    def complete(self, messages: list[dict]) -> str:
+        self.calls += 1
+        return self.answer
