@@ -18,6 +18,7 @@ from hat_cli import (
     eval_cmd,
     harness_cmd,
     latency_cmd,
+    pairwise_cmd,
     release_cmd,
     repro_cmd,
     retrain_cmd,
@@ -45,6 +46,7 @@ app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.add_typer(ab_cmd.app, name="ab")
+app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
 app.command("serve")(serve_cmd.serve)

@@ -1,4 +1,6 @@
-"""Blind pairwise reviews for the console: create from JSONL, vote, close, the unblinded rows.
+"""Blind pairwise reviews for the console: create (from JSONL or two checkpoints), vote, close.
+
+After closing, the unblinded rows.
 
 Every action checks the role (`pairwise.manage` to create and close, `pairwise.vote` to vote)
 and calls one `db.pairwise_repo` function; the store keeps the identities hidden while a
@@ -8,8 +10,12 @@ from `PairwiseReview`, which has none.
 
 from __future__ import annotations
 
+import random
+import secrets
+
 from sqlalchemy.orm import Session
 
+from db.eval_runs import checkpoint_sources
 from db.pairwise_repo import cast_vote, close_pairwise_review, create_pairwise_review
 from db.values import PairwiseOutcome, PairwiseReview, PairwiseVote, User
 from hat_core.errors import ConfigError, Problem
@@ -40,6 +46,33 @@ def create_review(session: Session, *, user: User, title: str, system_a: str, sy
         session, title=title, system_a=system_a, system_b=system_b, items=items,
         actor=user.name, seed=seed, model_version_a_id=model_version_a_id,
         model_version_b_id=model_version_b_id)
+
+
+def create_review_from_checkpoints(
+    session: Session, *, user: User, tracking_uri: str, title: str, checkpoint_a: int,
+    checkpoint_b: int | None, limit: int | None = None, seed: int | None = None,
+) -> PairwiseReview:
+    """Open a blind review of checkpoint A against checkpoint B (None: the production baseline
+    A's job evaluated beside it) on the t1/t2 cases both evaluations played (operators,
+    admins). The seed samples `limit` items and blinds them (drawn when None; stored)."""
+    from hat_core.evidence.review_from_runs import review_items_from_cases
+    from hat_core.evidence.run_cases import load_run_cases
+
+    require(user.role, "pairwise.manage")
+    src_a, src_b = checkpoint_sources(session, checkpoint_a=checkpoint_a,
+                                      checkpoint_b=checkpoint_b)
+    if (src_a.run_id, src_a.artifact) == (src_b.run_id, src_b.artifact):
+        raise ConfigError("system A and system B are the same checkpoint",
+                          [Problem("System B", "pick another checkpoint or the baseline")])
+    a, b = (load_run_cases(tracking_uri, s.run_id, s.artifact) for s in (src_a, src_b))
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    items = review_items_from_cases(a.rows, b.rows, limit=limit, rng=random.Random(seed),
+                                    source_a=f"{src_a.label} ({a.source})",
+                                    source_b=f"{src_b.label} ({b.source})")
+    return create_pairwise_review(
+        session, title=title, system_a=src_a.label, system_b=src_b.label, items=items,
+        actor=user.name, seed=seed, model_version_a_id=src_a.model_version_id,
+        model_version_b_id=src_b.model_version_id)
 
 
 def vote(session: Session, *, user: User, item_id: int, choice: str,

@@ -11,8 +11,12 @@ integer seed reproduces, so no evaluation case (catalog, prices, wording) is a t
 of any data build. Scenario ids (`s00000-price`, ...) are positions in a bank and repeat
 across worlds; a case is named by suite, surface and scenario id (`t2/h001/s00003-price`).
 
-A `CaseOutcome` is one scenario played on one surface and judged by the rule judge; its
-`row()` is the slim per-case result kept in reports, and failed ones become bad cases
+A `CaseOutcome` is one scenario played on one surface and judged (by the rule judge on the
+computed scores, or by an LLM judge that the judge gate let in: `evaluation.judging`); its
+`row()` is the per-case result kept in reports: the verdict and scores, the viewer's turns
+(`viewer`) and the `transcript` after the harness prompt (assistant messages with their tool
+calls, tool results, hook feedback; no reasoning), which a blind pairwise review of two runs
+shows (`hat_core.evidence.review_from_runs`). Failed ones become bad cases
 (`hat_core.evaluation.badcases`).
 """
 
@@ -23,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hat_core.data.rollout import Surface, canonical_params, surface_of
+from hat_core.evaluation.judging import judge_name
 from hat_core.harness import Harness
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import HsaConfig
@@ -30,7 +35,7 @@ from hat_core.hsa.variant import RenameMap
 from hat_core.sim.batch import CATALOG_SIZE
 from hat_core.sim.catalog import Catalog, generate_catalog
 from hat_core.sim.episode import Episode
-from hat_core.sim.judge import Verdict, verdict_of
+from hat_core.sim.judge import Judge, Verdict, verdict_of
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS, run_episode
 from hat_core.sim.scenarios import Scenario, generate_scenarios
@@ -76,6 +81,7 @@ class CaseOutcome:
     scores: Scores
     verdict: Verdict
     group: str = ""  # a suite's sub-family (e.g. the robustness transform)
+    judge: str = "rule"  # who gave the verdict: `rule` or `llm:<model>`
 
     @property
     def case_id(self) -> str:
@@ -83,7 +89,8 @@ class CaseOutcome:
         return "/".join(p for p in parts if p)
 
     def row(self) -> dict:
-        """The slim per-case result (no messages)."""
+        """The per-case result: verdict, scores, viewer turns and the transcript (no system
+        prompt, no reasoning)."""
         turns = self.episode.turns
         return {
             "case_id": self.case_id, "suite": self.suite, "group": self.group or None,
@@ -92,31 +99,44 @@ class CaseOutcome:
             "scenario_id": self.scenario.id, "kind": self.scenario.kind,
             "passed": self.verdict.passed, "failure_type": self.verdict.failure,
             "failures": list(self.verdict.failures), "reason": self.verdict.reason,
+            "judge": self.judge,
             "rewards": self.scores.rewards(), "retries": self.episode.retries,
             "reasoning_tokens": [list(t.reasoning_tokens) for t in turns],
+            "viewer": [t.user for t in self.scenario.turns],
+            "transcript": transcript(self.episode.messages),
         }
 
 
+def transcript(messages: Sequence[dict]) -> list[dict]:
+    """An episode's messages after the harness's system prompt, without reasoning."""
+    return [{k: v for k, v in m.items() if k != "reasoning_content"} for m in messages[1:]]
+
+
 def play_case(suite: str, surface: Surface, scenario: Scenario, catalog: Catalog,
-              policy: Policy, *, group: str = "", max_steps: int = MAX_STEPS) -> CaseOutcome:
-    """Play one scenario on one surface and judge it (rule judge)."""
+              policy: Policy, *, group: str = "", max_steps: int = MAX_STEPS,
+              judge: Judge | None = None) -> CaseOutcome:
+    """Play one scenario on one surface and judge it (`judge`, else the rule judge)."""
     episode = run_episode(surface.harness, scenario, catalog, policy,
                           rename_map=surface.binding_map, max_steps=max_steps)
     scores = score_episode(episode, scenario, surface.harness)
-    return CaseOutcome(suite, surface, scenario, episode, scores, verdict_of(scores), group)
+    verdict = verdict_of(scores) if judge is None else judge.judge(episode, scenario,
+                                                                    surface.harness)
+    return CaseOutcome(suite, surface, scenario, episode, scores, verdict, group,
+                       judge_name(judge))
 
 
 def play_cases(suite: str, surfaces: Sequence[Surface], scenarios: Sequence[Scenario],
                catalog: Catalog, policy: Policy, *, group: str = "",
                max_steps: int = MAX_STEPS, progress: Progress | None = None,
-               done: int = 0, total: int | None = None) -> list[CaseOutcome]:
+               done: int = 0, total: int | None = None,
+               judge: Judge | None = None) -> list[CaseOutcome]:
     """Every surface x scenario, in that order; `progress(suite, done, total)` after each."""
     total = total if total is not None else len(surfaces) * len(scenarios)
     out = []
     for surface in surfaces:
         for scenario in scenarios:
             out.append(play_case(suite, surface, scenario, catalog, policy, group=group,
-                                 max_steps=max_steps))
+                                 max_steps=max_steps, judge=judge))
             if progress is not None:
                 progress(suite, done + len(out), total)
     return out

@@ -13,6 +13,8 @@ Modules (see docs/evidence.md for the methods, formulas and references):
 - `simulate`: seeded A/B data with a known true lift;
 - `pairwise`: win rate, Wilson interval and sign test; blinding and unblinding;
 - `review_items`: the JSONL items (scenario, prompt, two responses) of a pairwise review;
+- `review_from_runs`: review items from two evaluation runs' case rows (the shared cases);
+- `run_cases`: a run's per-case rows read from MLflow (the I/O edge);
 - `calibration`: per-label judge agreement and the judge gate.
 
 Run `hat ab analyze examples/ab/sample.csv --expected-split 0.8`.

@@ -1,12 +1,14 @@
 """Blind pairwise review: two systems' responses to the same scenarios shown left and right
 in a random order, without labels; reviewers pick left, tie or right with a comment. Operators
-create a review from a JSONL upload and close it; only a closed review is unblinded (win/tie/
-loss of A, win rate with a Wilson CI, sign test, per-item votes)."""
+create a review from a JSONL upload or from two evaluated checkpoints (their stored t1/t2
+episodes) and close it; only a closed review is unblinded (win/tie/loss of A, win rate with a
+Wilson CI, sign test, per-item votes)."""
 
 import streamlit as st
 
 from db.console_queries import models_page
 from db.errors import StoreError
+from db.eval_runs import evaluated_checkpoints
 from db.pairwise_repo import (
     get_pairwise_review,
     list_blind_items,
@@ -23,6 +25,7 @@ from ui.pairwise_view import (
     PRODUCTION,
     close_review,
     create_review,
+    create_review_from_checkpoints,
     first_unvoted,
     item_rows,
     outcome_rows,
@@ -34,6 +37,15 @@ from ui.session import allowed, require_user
 
 
 def new_review_form() -> None:
+    source = st.radio("Items from", ["JSONL upload", "Evaluated checkpoints"], horizontal=True,
+                      key="pw_source")
+    if source == "JSONL upload":
+        jsonl_form()
+    else:
+        checkpoints_form()
+
+
+def jsonl_form() -> None:
     models = {f"{m.model.registry_name} v{m.model.version}": m.model.id
               for m in store.read(lambda s: models_page(s, limit=100))}
     choices = [*models, PRODUCTION]
@@ -58,6 +70,38 @@ def new_review_form() -> None:
             jsonl=upload.getvalue().decode("utf-8", errors="replace"), source=upload.name,
             seed=parse_seed(seed), model_version_a_id=models.get(system_a),
             model_version_b_id=models.get(system_b)))
+    except (PermissionDenied, HatError) as exc:
+        st.error(exc.report() if isinstance(exc, HatError) else str(exc))
+        return
+    flash_and_rerun(f"Opened review #{review.id} with {review.n_items} items.")
+
+
+def checkpoints_form() -> None:
+    sources = {c.label: c.model_version_id
+               for c in store.read(lambda s: evaluated_checkpoints(s, limit=100))}
+    if not sources:
+        st.info("No evaluated checkpoints yet: a retrain job's eval stage stores the cases of "
+                "the checkpoint it trained and of the production baseline beside it.")
+        return
+    baseline = "production baseline (evaluated beside A)"
+    with st.form("pw_runs_form", clear_on_submit=False):
+        title = st.text_input("Title", key="pw_runs_title")
+        c1, c2 = st.columns(2)
+        system_a = c1.selectbox("System A (checkpoint)", list(sources), key="pw_runs_a")
+        system_b = c2.selectbox("System B", [*sources, baseline], index=len(sources),
+                                key="pw_runs_b")
+        limit = st.number_input("Items (0: every case both played)", min_value=0, value=20,
+                                step=1, key="pw_runs_limit")
+        seed = st.text_input("Sample and blinding seed (blank: random)", key="pw_runs_seed")
+        create = st.form_submit_button("Create review", key="pw_runs_create")
+    if not create:
+        return
+    try:
+        with st.spinner("Reading both evaluations from MLflow..."):
+            review = store.write(lambda s: create_review_from_checkpoints(
+                s, user=user, tracking_uri=store.settings().resolved_mlflow_uri(), title=title,
+                checkpoint_a=sources[system_a], checkpoint_b=sources.get(system_b),
+                limit=int(limit) or None, seed=parse_seed(seed)))
     except (PermissionDenied, HatError) as exc:
         st.error(exc.report() if isinstance(exc, HatError) else str(exc))
         return
