@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hat_cli.errors import exits_on_error
+from hat_core.basemodel.sizes import SIZES
 
 app = typer.Typer(help="Build and probe the base model.", no_args_is_help=True)
 console = Console(stderr=True)
@@ -61,7 +62,7 @@ def _summary(manifest: dict, path: Path) -> str:
 def build(
     out: Path = typer.Option(..., "--out", help="model directory to write"),
     seed: int = typer.Option(0, "--seed", help="seed for corpus, init and data order"),
-    size: str = typer.Option("tiny", "--size", help="test | tiny | small"),
+    size: str = typer.Option("tiny", "--size", help=" | ".join(SIZES)),
     force: bool = typer.Option(False, "--force", help="rebuild even if a cached build exists"),
     cache_dir: Path = typer.Option(None, "--cache-dir",
                                    help="cache root (default $HAT_CACHE_DIR or ~/.cache/hat-ops)"),
