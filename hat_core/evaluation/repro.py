@@ -54,7 +54,7 @@ def run_seed(config: ReproConfig, seed: int, work: Path, *, cache_dir: Path | No
              tracking_uri: str | None, log: Log) -> dict:
     """One seed: the base, two data builds, three trained arms, the evaluation of all four."""
     timer = _Timer(log, seed)
-    parent = _parent_run(tracking_uri, config, seed)
+    parent = _parent_run(tracking_uri, config, seed, Path(work).parent / "mlartifacts")
     with timer("base"):
         base = _base(config, seed, work, cache_dir)
     with timer("data"):
@@ -202,7 +202,11 @@ def edit_bad_cases(config: ReproConfig, policy) -> dict[str, dict]:
     return out
 
 
-def _parent_run(uri: str | None, config: ReproConfig, seed: int) -> str | None:
+def _parent_run(uri: str | None, config: ReproConfig, seed: int,
+                artifacts: Path) -> str | None:
+    """The seed's parent run. A new `hat-repro` experiment in a local store (SQLite, files)
+    keeps its artifacts in `artifacts` (beside the seeds' work dirs), not in `./mlruns` of
+    whatever directory the command ran from."""
     if not uri:
         return None
     from mlflow.entities import Param
@@ -210,7 +214,9 @@ def _parent_run(uri: str | None, config: ReproConfig, seed: int) -> str | None:
 
     client = MlflowClient(tracking_uri=uri)
     found = client.get_experiment_by_name("hat-repro")
-    exp = found.experiment_id if found else client.create_experiment("hat-repro")
+    local = not uri.startswith(("http://", "https://", "databricks"))
+    exp = found.experiment_id if found else client.create_experiment(
+        "hat-repro", artifact_location=Path(artifacts).resolve().as_uri() if local else None)
     run = client.create_run(exp, run_name=f"repro seed {seed}",
                             tags={"hat.kind": "repro", "hat.seed": str(seed)})
     client.log_batch(run.info.run_id, params=[

@@ -95,3 +95,15 @@ def test_mlflow_holds_the_stage_and_eval_runs(run):
     assert {f"eval {a}" for a in ARMS} <= set(evals)
     logged = evals["eval hsa_sft"].data.metrics["t1.pass_rate"]
     assert logged == results["seeds"]["0"]["eval"]["hsa_sft"]["metrics"]["t1.pass_rate"]
+
+
+def test_artifacts_stay_in_the_work_dir(run):
+    """The parent run's config lands under --work, not in ./mlruns of the caller's cwd."""
+    from mlflow.tracking import MlflowClient
+
+    work, _ = run
+    results = json.loads((work / "results" / "results.json").read_text())
+    client = MlflowClient(tracking_uri=results["mlflow_uri"])
+    location = client.get_experiment_by_name("hat-repro").artifact_location
+    assert location == (work / "mlartifacts").resolve().as_uri()
+    assert list((work / "mlartifacts").rglob("repro_config.json"))
