@@ -1,7 +1,7 @@
 """The embedded default base model: a tiny Qwen3-architecture model the project builds itself
 from a seed (nothing can be downloaded), and loading of any other model directory.
 
-    from hat_core.basemodel import build_base_model, load_base, probe
+    from hat_core.basemodel import build_base_model, load_base
     result = build_base_model(Path("models/base"), size="tiny", seed=0, cache_dir=cache)
     model, tokenizer = load_base(result.path)
 
@@ -11,22 +11,25 @@ rendering, packing), `tokenizer` (byte-level BPE + qwen3 chat template), `model`
 `probe`, `build` (cache + manifest) and `loading`.
 """
 
-from hat_core.basemodel.build import (
-    CODE_VERSION,
-    MANIFEST,
-    BuildResult,
-    build_base_model,
-    config_hash,
-    read_manifest,
-)
-from hat_core.basemodel.loading import check_model_dir, load_base
-from hat_core.basemodel.probe import ProbeResult, parse_tool_call, probe
-from hat_core.basemodel.sizes import SIZES, BaseSize, get_size
-from hat_core.basemodel.tokenizer import load_tokenizer, qwen3_chat_template, train_tokenizer
+import importlib
 
-__all__ = [
-    "CODE_VERSION", "MANIFEST", "SIZES", "BaseSize", "BuildResult", "ProbeResult",
-    "build_base_model", "check_model_dir", "config_hash", "get_size", "load_base",
-    "load_tokenizer", "parse_tool_call", "probe", "qwen3_chat_template", "read_manifest",
-    "train_tokenizer",
-]
+# Loaded on first use (PEP 562), so that `hat_core.basemodel.sizes` (the CLI's help text)
+# does not pull in torch and transformers.
+_EXPORTS = {
+    "CODE_VERSION": "build", "MANIFEST": "build", "BuildResult": "build",
+    "build_base_model": "build", "config_hash": "build", "read_manifest": "build",
+    "check_model_dir": "loading", "load_base": "loading",
+    "ProbeResult": "probe", "parse_tool_call": "probe",  # the function: `.probe.probe`
+    "SIZES": "sizes", "BaseSize": "sizes", "get_size": "sizes",
+    "load_tokenizer": "tokenizer", "qwen3_chat_template": "tokenizer",
+    "train_tokenizer": "tokenizer",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
