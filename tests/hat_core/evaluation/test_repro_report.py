@@ -76,7 +76,8 @@ def test_configs_in_examples_load(examples_dir):
     quick = load_repro_config(configs / "repro_quick.yaml", {"seeds": [3]})
     assert quick.seeds == (3,) and quick.base_size == "toy-test"
     full = load_repro_config(configs / "repro_full.yaml")
-    assert full.base_size == "toy-long" and len(full.seeds) == 3 and full.render_profile == "compact"
+    assert full.base_size == "toy-long" and len(full.seeds) == 3
+    assert full.render_profile == "compact"
 
 
 def test_dotted_overrides():
