@@ -19,8 +19,12 @@ from db.models import ModelVersionRow, StageRun
 from hat_core.errors import NotFoundError
 
 EVAL_STAGE = "eval"
-CANDIDATE_CASES = "reports/candidate.cases.jsonl"
-CHAMPION_CASES = "reports/champion.cases.jsonl"
+# The names the retrain flow writes its eval reports under (flows/retrain.py uses these).
+REPORTS_ARTIFACT = "reports"
+CANDIDATE_REPORT = "candidate.json"
+CHAMPION_REPORT = "champion.json"
+CANDIDATE_CASES = f"{REPORTS_ARTIFACT}/candidate.cases.jsonl"
+CHAMPION_CASES = f"{REPORTS_ARTIFACT}/champion.cases.jsonl"
 BASELINE = "production baseline"
 
 

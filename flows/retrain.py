@@ -33,6 +33,7 @@ from prefect.runtime import flow_run
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction, make_engine, make_session_factory
+from db.eval_runs import CANDIDATE_REPORT, CHAMPION_REPORT, REPORTS_ARTIFACT
 from db.flow_repo import (
     HANDLED,
     JobClaim,
@@ -263,10 +264,10 @@ class _Job:
         ev = self.config.eval
         run = self.work / "eval"
         gate = self.gate
-        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / "candidate.json"), ev,
+        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / CANDIDATE_REPORT), ev,
                         gate)
         champ_dir = champion["model_dir"] if champion else base
-        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / "champion.json"), ev,
+        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / CHAMPION_REPORT), ev,
                          gate)
         base_m = champ if not champion else evaluate(
             base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
@@ -275,7 +276,7 @@ class _Job:
         gates = evaluate_gates(cand, champ, base_m, fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
-        self.record("eval", side, {"reports": run},
+        self.record("eval", side, {REPORTS_ARTIFACT: run},
                     extra={"gates": gates.to_dict(), "judge": gate.to_dict()})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
