@@ -58,19 +58,34 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# config keys that may differ between merged runs: which seeds, and how many CPU threads
+MERGE_FREE = ("seeds", "threads")
+
+
 def _merge(paths: list[Path], out: Path) -> int:
-    """One table from several runs (seeds run as separate processes); a seed twice is an
-    error."""
+    """One table from several runs (seeds run as separate processes). A seed twice, or runs
+    whose configs differ in anything but the seeds and threads, is an error."""
     merged: dict = {"seeds": {}, "wall_seconds": 0.0, "merged_from": [str(p) for p in paths]}
+    first: tuple[Path, dict] | None = None
     for path in paths:
         run = json.loads(path.read_text(encoding="utf-8"))
         clash = set(run["seeds"]) & set(merged["seeds"])
         if clash:
             print(f"seed(s) {sorted(clash)} appear twice ({path})", file=sys.stderr)
             return 2
+        config = {k: v for k, v in (run.get("config") or {}).items() if k not in MERGE_FREE}
+        if first is None:
+            first = (path, config)
+        elif config != first[1]:
+            keys = sorted(k for k in config.keys() | first[1].keys()
+                          if config.get(k) != first[1].get(k))
+            print(f"{path}: config differs from {first[0]} in {', '.join(keys)}; "
+                  f"only runs of one config merge into one table", file=sys.stderr)
+            return 2
         merged["seeds"] |= run["seeds"]
         merged["wall_seconds"] += run.get("wall_seconds", 0.0)
         merged.setdefault("config", run.get("config"))
+        merged.setdefault("mlflow_uris", []).append(run.get("mlflow_uri"))
     files = write_outputs(merged, out)
     print(markdown_table(merged))
     print("\n".join(f"{k}: {v}" for k, v in files.items()))

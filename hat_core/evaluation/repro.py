@@ -12,9 +12,11 @@ Per seed, with the project's own pieces and nothing else:
 4. HAT: HSA-SFT -> `run_opd` (teacher: the base) -> `run_rl` (GDPO in the simulator);
 5. every arm: `evaluate` (T1, T2, robustness, CoT length, IFE-P on the project's IFEval set)
    and the bad-case rate on each edited harness (v2..v4) against the base's rate.
-Everything runs under the config's render profile. Stage runs, evaluation reports and a
-parent run per seed go to MLflow when `tracking_uri` is given. Numbers come only from the
-played cases; nothing is filled in.
+Everything runs under the config's render profile. Every played case is kept as a row in
+`<work>/seed<N>/eval/<arm>[.ifeval|.edits].cases.jsonl`, and the failure types behind each
+cell are counted in the results (`failure_table`). Stage runs, evaluation reports (with their
+case rows) and a parent run per seed (with the edit case rows) go to MLflow when
+`tracking_uri` is given. Numbers come only from the played cases; nothing is filled in.
 """
 
 from __future__ import annotations
@@ -74,8 +76,9 @@ def run_seed(config: ReproConfig, seed: int, work: Path, *, cache_dir: Path | No
     evals = {}
     for arm in ARMS:
         with timer(f"eval {arm}"):
-            evals[arm] = evaluate_arm(config, arm_models[arm], arm, tracking_uri, parent)
-    _close_parent(tracking_uri, parent)
+            evals[arm] = evaluate_arm(config, arm_models[arm], arm, tracking_uri, parent,
+                                      work / "eval")
+    _close_parent(tracking_uri, parent, work / "eval")
     return {"models": {k: str(v) for k, v in arm_models.items()},
             "data": {k: v for k, v in data.items()}, "stages": stages, "eval": evals,
             "timings": timer.seconds, "mlflow_parent_run": parent}
@@ -159,10 +162,11 @@ def _stage(config: ReproConfig, stage: str, seed: int, src: Path, out: Path, ext
 
 
 def evaluate_arm(config: ReproConfig, model_dir: Path, arm: str, tracking_uri: str | None,
-                 parent: str | None) -> dict:
-    """The arm's suite metrics (`suite.metric`) and its bad-case counts on each edit."""
+                 parent: str | None, out_dir: Path) -> dict:
+    """The arm's suite metrics (`suite.metric`), its bad-case counts on each edit, the failure
+    types behind them (`failure_table`) and the files of its case rows under `out_dir`."""
     from hat_core.evaluation.backends import TransformersBackend
-    from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics
+    from hat_core.evaluation.evaluate import EvalOptions, case_rows, evaluate, flat_metrics
     from hat_core.evaluation.policy import BackendPolicy
     from hat_core.harness_io import load_harness
 
@@ -170,36 +174,75 @@ def evaluate_arm(config: ReproConfig, model_dir: Path, arm: str, tracking_uri: s
     policy = BackendPolicy(TransformersBackend(model_dir), max_tokens=budget.max_tokens)
     harness = load_harness(config.harness)
     metrics: dict[str, float] = {}
+    rows: list[dict] = []
+    files: list[Path] = []
+    runs = []
     sim = [s for s in budget.suites if s in SIM]
     if sim:
-        report = evaluate(policy, harness, sim, EvalOptions(
+        runs.append((arm, evaluate(policy, harness, sim, EvalOptions(
             episodes=budget.episodes, variants=budget.variants,
             robustness_variants=budget.robustness_variants, seed=budget.seed,
-            max_tokens=budget.max_tokens), model_name=arm)
-        metrics |= flat_metrics(report)
-        _log_report(report, tracking_uri, parent, arm)
+            max_tokens=budget.max_tokens), model_name=arm)))
     if "ifeval" in budget.suites:
-        report = evaluate(policy, harness, ["ifeval"], EvalOptions(
+        runs.append((f"{arm}.ifeval", evaluate(policy, harness, ["ifeval"], EvalOptions(
             limit=budget.ifeval_prompts, max_tokens=budget.max_tokens, seed=budget.seed),
-            model_name=arm)
+            model_name=arm)))
+    for name, report in runs:
         metrics |= flat_metrics(report)
-        _log_report(report, tracking_uri, parent, f"{arm} ifeval")
-    return {"metrics": metrics, "edits": edit_bad_cases(config, policy)}
+        rows += case_rows(report)
+        files.append(_write_rows(out_dir / f"{name}.cases.jsonl", case_rows(report)))
+        _log_report(report, tracking_uri, parent, name.replace(".", " "), files[-1])
+    edits, edit_rows = edit_bad_cases(config, policy)
+    if edit_rows:
+        files.append(_write_rows(out_dir / f"{arm}.edits.cases.jsonl", edit_rows))
+    return {"metrics": metrics, "edits": edits, "failures": failure_table(rows + edit_rows),
+            "cases": [str(f) for f in files]}
 
 
-def edit_bad_cases(config: ReproConfig, policy) -> dict[str, dict]:
-    """Bad cases of `policy` under each edited harness (held-out scenarios, rule judge)."""
+def edit_bad_cases(config: ReproConfig, policy) -> tuple[dict[str, dict], list[dict]]:
+    """Bad cases of `policy` under each edited harness (held-out scenarios, rule judge): the
+    counts per edit, and every played case as a row (suite `edit`, group the edit's name)."""
     from hat_core.evaluation.cases import eval_world, original_surface, play_cases
     from hat_core.harness_io import load_harness
 
     catalog, scenarios = eval_world(config.eval.seed, config.eval.edit_episodes)
-    out = {}
+    out, rows = {}, []
     for path in config.edits:
         played = play_cases("edit", [original_surface(load_harness(path))], scenarios, catalog,
-                            policy)
+                            policy, group=Path(path).stem)
         out[Path(path).stem] = {"bad": sum(not o.verdict.passed for o in played),
                                 "cases": len(played)}
-    return out
+        rows += [o.row() for o in played]
+    return out, rows
+
+
+def failure_table(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """Why cases failed, per suite (edits per edit, `edit:v2`): a failed simulator case counts
+    its verdict's failure type (`error` when it has none); an IFEval prompt that failed the
+    strict check counts each instruction it broke."""
+    out: dict[str, dict[str, int]] = {}
+    for row in rows:
+        suite = f"edit:{row['group']}" if row["suite"] == "edit" else row["suite"]
+        if "strict_instructions" in row:
+            broken = [i for i, ok in zip(row["instruction_id_list"],
+                                         row["strict_instructions"], strict=True) if not ok]
+        elif "passed" in row:
+            broken = [] if row["passed"] else [row.get("failure_type") or "error"]
+        else:
+            continue
+        for key in broken:
+            counts = out.setdefault(suite, {})
+            counts[key] = counts.get(key, 0) + 1
+    return {suite: dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+            for suite, c in out.items()}
+
+
+def _write_rows(path: Path, rows: list[dict]) -> Path:
+    from hat_core.evaluation.jsonl import write_jsonl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, rows)
+    return path
 
 
 def _parent_run(uri: str | None, config: ReproConfig, seed: int,
@@ -226,11 +269,15 @@ def _parent_run(uri: str | None, config: ReproConfig, seed: int,
     return run.info.run_id
 
 
-def _close_parent(uri: str | None, run_id: str | None) -> None:
+def _close_parent(uri: str | None, run_id: str | None, cases: Path) -> None:
+    """Attach the seed's edit case rows (`cases/*.edits.cases.jsonl`) and end the run."""
     if uri and run_id:
         from mlflow.tracking import MlflowClient
 
-        MlflowClient(tracking_uri=uri).set_terminated(run_id)
+        client = MlflowClient(tracking_uri=uri)
+        for path in sorted(Path(cases).glob("*.edits.cases.jsonl")):
+            client.log_artifact(run_id, str(path), "cases")
+        client.set_terminated(run_id)
 
 
 def _stage_tracking(uri: str | None, stage: str, name: str, parent: str | None):
@@ -241,9 +288,11 @@ def _stage_tracking(uri: str | None, stage: str, name: str, parent: str | None):
     return StageTracking(uri, "hat-repro", stage, run_name=name, parent_run_id=parent)
 
 
-def _log_report(report, uri: str | None, parent: str | None, name: str) -> None:
+def _log_report(report, uri: str | None, parent: str | None, name: str, cases: Path) -> None:
+    """The evaluation run, with its case rows at the run's root (`hat pairwise create
+    --from-runs` reads them there)."""
     if uri:
         from hat_core.evaluation.tracking import log_report
 
         log_report(report, uri=uri, experiment="hat-repro", run_name=f"eval {name}",
-                   parent_run_id=parent)
+                   parent_run_id=parent, artifacts=[cases])

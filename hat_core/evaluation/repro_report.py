@@ -32,6 +32,8 @@ REWARD_COLUMNS = tuple((f"{suite.upper()} {name}", f"{suite}.mean_{name}", 100)
                        for name in ("accuracy", "effectiveness", "skill_selection",
                                     "tool_rationality"))
 STAGE_CURVES = (("fixed_sft", "loss"), ("hsa_sft", "loss"), ("hat_opd", "loss"))
+# suites of the failure-type table (`edit` pools the edited harnesses)
+FAILURE_SUITES = ("t1", "t2", "edit", "ifeval")
 
 
 def arm_values(results: dict, arm: str, key: str) -> list[float]:
@@ -95,15 +97,51 @@ def timings_table(results: dict) -> str:
     return "\n".join([head, "|---|" + "---|" * len(results["seeds"]), *rows]) + "\n"
 
 
+def failure_types(results: dict, arm: str, suite: str) -> dict[str, int]:
+    """The failure types of `arm` on `suite` summed over seeds (`edit` pools every edit);
+    most frequent first."""
+    total: dict[str, int] = {}
+    for seed in results["seeds"].values():
+        table = seed["eval"][arm].get("failures", {})
+        for name, counts in table.items():
+            if name == suite or (suite == "edit" and name.startswith("edit:")):
+                for key, n in counts.items():
+                    total[key] = total.get(key, 0) + n
+    return dict(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def failures_markdown(results: dict, suites: tuple[str, ...] = FAILURE_SUITES,
+                      top: int = 3) -> str:
+    """Why cases failed: the `top` failure types per arm and suite, summed over seeds (empty
+    when the results predate per-case logging)."""
+    if not any("failures" in s["eval"][a] for s in results["seeds"].values() for a in ARMS):
+        return ""
+    head = "| Setting | " + " | ".join(suites) + " |"
+    rows = []
+    for arm in ARMS:
+        cells = []
+        for suite in suites:
+            counts = failure_types(results, arm, suite)
+            shown = ", ".join(f"{k} {n}" for k, n in list(counts.items())[:top])
+            rest = sum(list(counts.values())[top:])
+            cells.append((shown + (f", other {rest}" if rest else "")) or "—")
+        rows.append(f"| {ARM_LABELS[arm]} | " + " | ".join(cells) + " |")
+    return "\n".join([head, "|---|" + "---|" * len(suites), *rows]) + "\n"
+
+
 def write_outputs(results: dict, out: Path) -> dict[str, Path]:
     """results.json, table.md, bars.png and curves.png under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     files = {"results": out / "results.json", "table": out / "table.md"}
     files["results"].write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str)
                                 + "\n", encoding="utf-8")
+    failures = failures_markdown(results)
     files["table"].write_text(
         markdown_table(results) + "\nReward means (%):\n\n"
-        + markdown_table(results, REWARD_COLUMNS) + "\n" + timings_table(results),
+        + markdown_table(results, REWARD_COLUMNS)
+        + (f"\nFailure types (cases, summed over seeds; IFEval: broken instructions):\n\n"
+           f"{failures}" if failures else "")
+        + "\n" + timings_table(results),
         encoding="utf-8")
     files["bars"] = plot_bars(results, out / "bars.png")
     files["curves"] = plot_curves(results, out / "curves.png")

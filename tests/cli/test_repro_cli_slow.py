@@ -107,3 +107,36 @@ def test_artifacts_stay_in_the_work_dir(run):
     location = client.get_experiment_by_name("hat-repro").artifact_location
     assert location == (work / "mlartifacts").resolve().as_uri()
     assert list((work / "mlartifacts").rglob("repro_config.json"))
+
+
+def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
+    """Per-case rows on disk and in MLflow; the pass rates, the edit counts and the failure
+    table are what those rows say."""
+    from mlflow.tracking import MlflowClient
+
+    from hat_core.evaluation.repro import failure_table
+    from hat_core.evidence.run_cases import load_run_cases
+
+    work, _ = run
+    results = json.loads((work / "results" / "results.json").read_text())
+    arm = results["seeds"]["0"]["eval"]["fixed_sft"]
+    rows = {}
+    for path in map(Path, arm["cases"]):
+        rows[path.name] = [json.loads(x) for x in path.read_text().splitlines()]
+    assert set(rows) == {"fixed_sft.cases.jsonl", "fixed_sft.ifeval.cases.jsonl",
+                         "fixed_sft.edits.cases.jsonl"}
+    t1 = [r for r in rows["fixed_sft.cases.jsonl"] if r["suite"] == "t1"]
+    assert t1 and sum(r["passed"] for r in t1) / len(t1) == arm["metrics"]["t1.pass_rate"]
+    edits = rows["fixed_sft.edits.cases.jsonl"]
+    assert {r["group"] for r in edits} == {"v2"}
+    assert sum(not r["passed"] for r in edits) == arm["edits"]["v2"]["bad"]
+    assert arm["failures"] == failure_table([r for v in rows.values() for r in v])
+    client = MlflowClient(tracking_uri=results["mlflow_uri"])
+    exp = client.get_experiment_by_name("hat-repro")
+    runs = {r.info.run_name: r for r in client.search_runs([exp.experiment_id])}
+    logged = load_run_cases(results["mlflow_uri"], runs["eval fixed_sft"].info.run_id)
+    assert [r["case_id"] for r in logged.rows] == [
+        r["case_id"] for r in rows["fixed_sft.cases.jsonl"]]
+    parent = runs["repro seed 0"].info.run_id
+    assert {a.path for a in client.list_artifacts(parent, "cases")} == {
+        f"cases/{a}.edits.cases.jsonl" for a in ARMS}

@@ -8,13 +8,15 @@ import math
 import pytest
 
 from hat_core.errors import ConfigError
-from hat_core.evaluation.repro import dotted
+from hat_core.evaluation.repro import dotted, failure_table
 from hat_core.evaluation.repro_config import ARMS, load_repro_config
 from hat_core.evaluation.repro_report import (
     COLUMNS,
     arm_values,
     badcase_reduction,
     cell,
+    failure_types,
+    failures_markdown,
     markdown_table,
     mean_std,
 )
@@ -83,3 +85,41 @@ def test_configs_in_examples_load(examples_dir):
 def test_dotted_overrides():
     assert dotted({"a": 1, "probe": {"enabled": False, "x": {"y": 2}}}) == {
         "a": 1, "probe.enabled": False, "probe.x.y": 2}
+
+
+def _sim(suite: str, passed: bool, failure: str | None = None, group: str = "") -> dict:
+    return {"suite": suite, "group": group or None, "passed": passed, "failure_type": failure}
+
+
+def _ifeval(ids: list[str], ok: list[bool]) -> dict:
+    return {"suite": "ifeval", "instruction_id_list": ids, "strict_instructions": ok,
+            "strict": all(ok)}
+
+
+def test_failure_table_counts_failed_cases_by_type():
+    rows = [_sim("t1", True), _sim("t1", False, "wrong_tool"), _sim("t1", False, "wrong_tool"),
+            _sim("t2", False, "bad_args"), _sim("t2", False),
+            _sim("edit", False, "wrong_tool", "v2"), _sim("edit", True, None, "v3"),
+            _ifeval(["a", "b"], [True, False]), _ifeval(["b", "c"], [False, False]),
+            _ifeval(["a"], [True])]
+    assert failure_table(rows) == {
+        "t1": {"wrong_tool": 2}, "t2": {"bad_args": 1, "error": 1},
+        "edit:v2": {"wrong_tool": 1}, "ifeval": {"b": 2, "c": 1}}
+    assert list(failure_table(rows)["t2"]) == ["bad_args", "error"]
+
+
+def test_failure_types_sum_over_seeds_and_pool_edits(results):
+    results["seeds"]["0"]["eval"]["hat"]["failures"] = {
+        "t1": {"wrong_tool": 2}, "edit:v2": {"bad_args": 1}, "edit:v3": {"wrong_tool": 1}}
+    results["seeds"]["1"]["eval"]["hat"]["failures"] = {"t1": {"wrong_tool": 1, "no_reply": 3}}
+    assert failure_types(results, "hat", "t1") == {"no_reply": 3, "wrong_tool": 3}
+    assert failure_types(results, "hat", "edit") == {"bad_args": 1, "wrong_tool": 1}
+    assert failure_types(results, "base", "t1") == {}
+    table = failures_markdown(results, top=1)
+    assert "| HAT (HSA-SFT → OPD → HSA-RL) | no_reply 3, other 3 | — | bad_args 1, other 1 |" \
+        in table
+    assert len([x for x in table.splitlines() if x.startswith("| ")]) == 1 + len(ARMS)
+
+
+def test_failures_table_is_left_out_for_results_without_case_rows(results):
+    assert failures_markdown(results) == ""

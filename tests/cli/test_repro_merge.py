@@ -1,0 +1,72 @@
+"""`benchmarks/repro_table.py --merge`: seeds run as separate processes become one table;
+runs of different configs or a seed twice are refused and write nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hat_core.evaluation.repro_config import ARMS
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "repro_table.py"
+
+
+def _run(seed: str, t1: float, config: dict) -> dict:
+    evals = {arm: {"metrics": {"t1.pass_rate": t1, "t2.pass_rate": t1 / 2},
+                   "edits": {"v2": {"bad": 1, "cases": 4}},
+                   "failures": {"t1": {"wrong_tool": 1}}} for arm in ARMS}
+    return {"config": config, "wall_seconds": 100.0, "mlflow_uri": f"sqlite:///{seed}.db",
+            "seeds": {seed: {"eval": evals, "timings": {"base": 1.0},
+                             "stages": {"hat_rl": {"history": [{"step": 1, "loss": 0.5}]}}}}}
+
+
+def _write(tmp_path: Path, name: str, run: dict) -> Path:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(run))
+    return path
+
+
+def _merge(*paths: Path, out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), "--merge", *map(str, paths),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+
+
+@pytest.fixture
+def config() -> dict:
+    return {"base_size": "toy-long", "seeds": [0], "threads": 2, "eval": {"episodes": 8}}
+
+
+def test_merge_writes_one_table_over_the_seeds(tmp_path, config):
+    a = _write(tmp_path, "a", _run("0", 0.5, config))
+    b = _write(tmp_path, "b", _run("1", 0.7, config | {"seeds": [1], "threads": 1}))
+    done = _merge(a, b, out=tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert sorted(merged["seeds"]) == ["0", "1"] and merged["wall_seconds"] == 200.0
+    assert merged["mlflow_uris"] == ["sqlite:///0.db", "sqlite:///1.db"]
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "| Fixed-Harness SFT | 60.0 ± 14.1 |" in table
+    assert "wrong_tool 2" in table
+
+
+def test_merge_refuses_runs_of_different_configs(tmp_path, config):
+    a = _write(tmp_path, "a", _run("0", 0.5, config))
+    b = _write(tmp_path, "b", _run("1", 0.7, config | {"eval": {"episodes": 16}}))
+    done = _merge(a, b, out=tmp_path / "out")
+    assert done.returncode == 2
+    assert "config differs" in done.stderr and "eval" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_merge_refuses_a_seed_twice(tmp_path, config):
+    a = _write(tmp_path, "a", _run("0", 0.5, config))
+    b = _write(tmp_path, "b", _run("0", 0.7, config))
+    done = _merge(a, b, out=tmp_path / "out")
+    assert done.returncode == 2 and "appear twice" in done.stderr
+    assert not (tmp_path / "out").exists()
