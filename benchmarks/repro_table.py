@@ -1,7 +1,8 @@
 """The reproduction table: Base, Fixed-Harness SFT, HSA-SFT and HAT on one CPU budget.
 
     .venv/bin/python benchmarks/repro_table.py --config examples/configs/repro_full.yaml \
-        [--seeds 0,1,2] [--out docs/results] [--work /tmp/hat-repro] [--tracking-uri URI]
+        [--seeds 0,1,2] [--threads N] [--out docs/results] [--work /tmp/hat-repro] \
+        [--tracking-uri URI]
     .venv/bin/python benchmarks/repro_table.py --quick      # a smoke run in minutes
     .venv/bin/python benchmarks/repro_table.py --merge a/results.json b/results.json --out DIR
 
@@ -15,14 +16,14 @@ in `--work`). Same as `hat repro`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
+from hat_core.errors import HatError
 from hat_core.evaluation.repro import run_repro
 from hat_core.evaluation.repro_config import load_repro_config
-from hat_core.evaluation.repro_report import markdown_table, write_outputs
+from hat_core.evaluation.repro_report import markdown_table, merge_results, write_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL = ROOT / "examples" / "configs" / "repro_full.yaml"
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="the smoke-run config")
     parser.add_argument("--seeds", default=None, help="comma-separated, e.g. 0,1,2")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch CPU threads (default: the config's)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--work", type=Path, default=Path("/tmp/hat-repro"))
     parser.add_argument("--cache-dir", type=Path, default=Path("~/.cache/hat-ops/base-models"))
@@ -45,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         return _merge(args.merge, args.out or ROOT / "docs" / "results")
     config_path = args.config or (QUICK if args.quick else FULL)
     overrides = {"seeds": [int(s) for s in args.seeds.split(",")]} if args.seeds else {}
+    if args.threads:
+        overrides["threads"] = args.threads
     config = load_repro_config(config_path, overrides)
     out = args.out or (args.work / "results" if args.quick else ROOT / "docs" / "results")
     args.work.mkdir(parents=True, exist_ok=True)
@@ -58,34 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-# config keys that may differ between merged runs: which seeds, and how many CPU threads
-MERGE_FREE = ("seeds", "threads")
-
-
 def _merge(paths: list[Path], out: Path) -> int:
-    """One table from several runs (seeds run as separate processes). A seed twice, or runs
-    whose configs differ in anything but the seeds and threads, is an error."""
-    merged: dict = {"seeds": {}, "wall_seconds": 0.0, "merged_from": [str(p) for p in paths]}
-    first: tuple[Path, dict] | None = None
-    for path in paths:
-        run = json.loads(path.read_text(encoding="utf-8"))
-        clash = set(run["seeds"]) & set(merged["seeds"])
-        if clash:
-            print(f"seed(s) {sorted(clash)} appear twice ({path})", file=sys.stderr)
-            return 2
-        config = {k: v for k, v in (run.get("config") or {}).items() if k not in MERGE_FREE}
-        if first is None:
-            first = (path, config)
-        elif config != first[1]:
-            keys = sorted(k for k in config.keys() | first[1].keys()
-                          if config.get(k) != first[1].get(k))
-            print(f"{path}: config differs from {first[0]} in {', '.join(keys)}; "
-                  f"only runs of one config merge into one table", file=sys.stderr)
-            return 2
-        merged["seeds"] |= run["seeds"]
-        merged["wall_seconds"] += run.get("wall_seconds", 0.0)
-        merged.setdefault("config", run.get("config"))
-        merged.setdefault("mlflow_uris", []).append(run.get("mlflow_uri"))
+    """One table from several runs (seeds run as separate processes); see `merge_results`."""
+    try:
+        merged = merge_results(paths)
+    except HatError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
     files = write_outputs(merged, out)
     print(markdown_table(merged))
     print("\n".join(f"{k}: {v}" for k, v in files.items()))

@@ -2,6 +2,8 @@
 
     hat repro --quick                                  # smoke run, minutes
     hat repro --config examples/configs/repro_full.yaml --seeds 0,1,2 --out docs/results
+    hat repro --seeds 1 --threads 1 --work /tmp/r1 &  hat repro --seeds 2 --threads 1 ...
+    hat repro --merge /tmp/r1/results/results.json /tmp/r2/results/results.json --out DIR
 
 Same engine as `benchmarks/repro_table.py` (`hat_core.evaluation.repro`); see
 docs/results.md for what the table shows and what it costs.
@@ -19,7 +21,7 @@ import typer
 from hat_cli.errors import exits_on_error
 from hat_core.evaluation.repro import run_repro
 from hat_core.evaluation.repro_config import load_repro_config
-from hat_core.evaluation.repro_report import markdown_table, write_outputs
+from hat_core.evaluation.repro_report import markdown_table, merge_results, write_outputs
 
 CONFIGS = Path("examples") / "configs"
 
@@ -29,6 +31,10 @@ def repro(
     config: Path = typer.Option(None, "--config", help="a repro YAML (default repro_full.yaml)"),
     quick: bool = typer.Option(False, "--quick", help="the smoke-run config (repro_quick.yaml)"),
     seeds: str = typer.Option(None, "--seeds", help="comma-separated seeds, e.g. 0,1,2"),
+    threads: int = typer.Option(None, "--threads", min=1,
+                                help="torch CPU threads (default: the config's)"),
+    merge: list[Path] = typer.Option(None, "--merge", help="a results.json of a finished run "
+                                     "(repeat): one table over their seeds, nothing trained"),
     out: Path = typer.Option(None, "--out", help="table, plots, results.json "
                                                  "(default <work>/results)"),
     work: Path = typer.Option(Path("runs/repro"), "--work", help="models, data, MLflow store"),
@@ -38,8 +44,13 @@ def repro(
                                      help="MLflow (default a SQLite store in --work)"),
 ) -> None:
     """Train and evaluate the four arms over seeds; write the table and plots."""
+    if merge:
+        _write(merge_results(list(merge)), out or work / "results")
+        return
     path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
-    overrides = {"seeds": [int(s) for s in seeds.split(",")]} if seeds else {}
+    overrides: dict = {"seeds": [int(s) for s in seeds.split(",")]} if seeds else {}
+    if threads:
+        overrides["threads"] = threads
     settings = load_repro_config(path, overrides)
     work.mkdir(parents=True, exist_ok=True)
     uri = tracking_uri or f"sqlite:///{work.resolve()}/mlflow.db"
@@ -47,7 +58,11 @@ def repro(
     results = run_repro(settings, work, cache_dir=root / "base-models", tracking_uri=uri,
                         log=_log)
     results["mlflow_uri"] = uri
-    files = write_outputs(results, out or work / "results")
+    _write(results, out or work / "results")
+
+
+def _write(results: dict, out: Path) -> None:
+    files = write_outputs(results, out)
     typer.echo(markdown_table(results))
     for name, file in files.items():
         typer.echo(f"{name}: {file}")

@@ -1,6 +1,7 @@
 """The reproduction table, reported: mean ± std over seeds, a markdown table and plots.
 
     write_outputs(results, Path("docs/results"))  # results.json, table.md, bars.png, curves.png
+    merged = merge_results([Path("s0/results.json"), Path("s1/results.json")])  # seeds run apart
 
 `results` is what `hat_core.evaluation.repro.run_repro` returns. Every number of the table is
 computed here from the per-seed metrics in `results`; `std` is the sample standard deviation
@@ -13,6 +14,7 @@ import json
 import math
 from pathlib import Path
 
+from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.repro_config import ARMS
 
 ARM_LABELS = {"base": "Base (no training)", "fixed_sft": "Fixed-Harness SFT",
@@ -34,6 +36,44 @@ REWARD_COLUMNS = tuple((f"{suite.upper()} {name}", f"{suite}.mean_{name}", 100)
 STAGE_CURVES = (("fixed_sft", "loss"), ("hsa_sft", "loss"), ("hat_opd", "loss"))
 # suites of the failure-type table (`edit` pools the edited harnesses)
 FAILURE_SUITES = ("t1", "t2", "edit", "ifeval")
+
+
+# config keys that may differ between merged runs: which seeds, and how many CPU threads
+MERGE_FREE = ("seeds", "threads")
+
+
+def merge_results(paths: list[Path]) -> dict:
+    """One results document from several runs (seeds run as separate processes). A seed in
+    two runs, or runs whose configs differ in anything but the seeds and threads, raise a
+    `ConfigError` naming the files and keys."""
+    merged: dict = {"seeds": {}, "wall_seconds": 0.0, "merged_from": [str(p) for p in paths],
+                    "mlflow_uris": []}
+    first: tuple[Path, dict] | None = None
+    for path in paths:
+        try:
+            run = json.loads(Path(path).read_text(encoding="utf-8"))
+            seeds = run["seeds"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"cannot merge {path}", [Problem(
+                str(path), f"not a results file: {exc}")]) from None
+        clash = sorted(set(seeds) & set(merged["seeds"]))
+        if clash:
+            raise ConfigError(f"cannot merge {path}", [Problem(
+                str(path), f"seed(s) {', '.join(clash)} appear twice")])
+        config = {k: v for k, v in (run.get("config") or {}).items() if k not in MERGE_FREE}
+        if first is None:
+            first = (Path(path), config)
+        elif config != first[1]:
+            keys = sorted(k for k in config.keys() | first[1].keys()
+                          if config.get(k) != first[1].get(k))
+            raise ConfigError(f"cannot merge {path}", [Problem(
+                str(path), f"config differs from {first[0]} in {', '.join(keys)}; only runs "
+                           f"of one config merge into one table")])
+        merged["seeds"] |= seeds
+        merged["wall_seconds"] += run.get("wall_seconds", 0.0)
+        merged.setdefault("config", run.get("config"))
+        merged["mlflow_uris"].append(run.get("mlflow_uri"))
+    return merged
 
 
 def arm_values(results: dict, arm: str, key: str) -> list[float]:

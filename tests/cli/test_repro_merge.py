@@ -1,5 +1,6 @@
-"""`benchmarks/repro_table.py --merge`: seeds run as separate processes become one table;
-runs of different configs or a seed twice are refused and write nothing."""
+"""`hat repro --merge` and `benchmarks/repro_table.py --merge`: seeds run as separate processes
+become one table; runs of different configs, a seed twice or a file that is not a results
+document are refused (exit 2, the file and the reason) and write nothing."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hat_core.evaluation.repro_config import ARMS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "repro_table.py"
+HAT = str(Path(sys.executable).parent / "hat")
 
 
 def _run(seed: str, t1: float, config: dict) -> dict:
@@ -31,10 +33,16 @@ def _write(tmp_path: Path, name: str, run: dict) -> Path:
     return path
 
 
-def _merge(*paths: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), "--merge", *map(str, paths),
-                           "--out", str(out)], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT)
+@pytest.fixture(params=["hat", "benchmark"])
+def merge(request):
+    def run(*paths: Path, out: Path) -> subprocess.CompletedProcess:
+        if request.param == "hat":
+            args = [HAT, "repro", *[x for p in paths for x in ("--merge", str(p))]]
+        else:
+            args = [sys.executable, str(SCRIPT), "--merge", *map(str, paths)]
+        return subprocess.run([*args, "--out", str(out)], capture_output=True, text=True,
+                              timeout=300, cwd=ROOT)
+    return run
 
 
 @pytest.fixture
@@ -42,10 +50,10 @@ def config() -> dict:
     return {"base_size": "toy-long", "seeds": [0], "threads": 2, "eval": {"episodes": 8}}
 
 
-def test_merge_writes_one_table_over_the_seeds(tmp_path, config):
+def test_merge_writes_one_table_over_the_seeds(tmp_path, config, merge):
     a = _write(tmp_path, "a", _run("0", 0.5, config))
     b = _write(tmp_path, "b", _run("1", 0.7, config | {"seeds": [1], "threads": 1}))
-    done = _merge(a, b, out=tmp_path / "out")
+    done = merge(a, b, out=tmp_path / "out")
     assert done.returncode == 0, done.stderr
     merged = json.loads((tmp_path / "out" / "results.json").read_text())
     assert sorted(merged["seeds"]) == ["0", "1"] and merged["wall_seconds"] == 200.0
@@ -55,18 +63,27 @@ def test_merge_writes_one_table_over_the_seeds(tmp_path, config):
     assert "wrong_tool 2" in table
 
 
-def test_merge_refuses_runs_of_different_configs(tmp_path, config):
+def test_merge_refuses_runs_of_different_configs(tmp_path, config, merge):
     a = _write(tmp_path, "a", _run("0", 0.5, config))
     b = _write(tmp_path, "b", _run("1", 0.7, config | {"eval": {"episodes": 16}}))
-    done = _merge(a, b, out=tmp_path / "out")
+    done = merge(a, b, out=tmp_path / "out")
     assert done.returncode == 2
     assert "config differs" in done.stderr and "eval" in done.stderr
     assert not (tmp_path / "out").exists()
 
 
-def test_merge_refuses_a_seed_twice(tmp_path, config):
+def test_merge_refuses_a_seed_twice(tmp_path, config, merge):
     a = _write(tmp_path, "a", _run("0", 0.5, config))
     b = _write(tmp_path, "b", _run("0", 0.7, config))
-    done = _merge(a, b, out=tmp_path / "out")
+    done = merge(a, b, out=tmp_path / "out")
     assert done.returncode == 2 and "appear twice" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_merge_refuses_a_file_that_is_not_a_results_document(tmp_path, config, merge):
+    a = _write(tmp_path, "a", _run("0", 0.5, config))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"config": {}}')
+    done = merge(a, bad, out=tmp_path / "out")
+    assert done.returncode == 2 and "bad.json" in done.stderr and "not a results" in done.stderr
     assert not (tmp_path / "out").exists()
