@@ -33,9 +33,11 @@ def champion_of(tracking: Tracking, sessions: sessionmaker[Session],
 def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, job_id: int,
                        parent_id: str, registry_name: str, model_dir: Path, gates: dict,
                        metrics: dict[str, float], harness_version_id: int,
-                       bad_cases: Path | None = None) -> str:
+                       bad_cases: Path | None = None, cases_uri: str = "") -> str:
     """Register the job's checkpoint once (MLflow + store + eval results + its bad cases,
-    queued for review); alias `challenger` when the gates passed. Safe to repeat."""
+    queued for review); alias `challenger` when the gates passed. Safe to repeat.
+    `cases_uri` (`runs:/<eval run>/reports/candidate.cases.jsonl`) is where every eval
+    result's per-case rows are."""
     with sessions() as s:
         known = find_model_version_for_job(s, job_id=job_id, registry_name=registry_name)
     tags = {"hat.gates_passed": str(bool(gates.get("passed"))).lower()}
@@ -44,7 +46,7 @@ def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, j
     if known is None:
         in_transaction(sessions, lambda s: _store_version(
             s, registry_name, version, job_id, parent_id, gates, metrics, harness_version_id,
-            bad_cases))
+            bad_cases, cases_uri))
     if gates.get("passed"):
         tracking.set_alias(registry_name, CHALLENGER, version)
     return version
@@ -52,13 +54,13 @@ def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, j
 
 def _store_version(s: Session, registry_name: str, version: str, job_id: int, run_id: str,
                    gates: dict, metrics: dict[str, float], harness_version_id: int,
-                   bad_cases: Path | None) -> None:
+                   bad_cases: Path | None, cases_uri: str) -> None:
     mv = register_model_version(s, registry_name=registry_name, version=version, job_id=job_id,
                                 mlflow_run_id=run_id, gate_results=gates)
     for name, value in metrics.items():
         suite, _, metric = name.partition(".")
         add_eval_result(s, model_version_id=mv.id, suite=suite, metric=metric, value=value,
-                        harness_version_id=harness_version_id)
+                        harness_version_id=harness_version_id, cases_uri=cases_uri)
     for case in _bad_cases(bad_cases):
         scores = {**case.get("judge_scores", {}), "suite": case.get("suite"),
                   "case_id": case.get("case_id"), "variant_id": case.get("variant_id"),

@@ -33,7 +33,7 @@ from prefect.runtime import flow_run
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction, make_engine, make_session_factory
-from db.eval_runs import CANDIDATE_REPORT, CHAMPION_REPORT, REPORTS_ARTIFACT
+from db.eval_runs import CANDIDATE_CASES, CANDIDATE_REPORT, CHAMPION_REPORT, REPORTS_ARTIFACT
 from db.flow_repo import (
     HANDLED,
     JobClaim,
@@ -140,11 +140,11 @@ def record_stage(db_url: str, job_id: int, stage: str, run_id: str, metrics: dic
 @task(**IO_RETRIES)
 def register(tracking: Tracking, db_url: str, job_id: int, parent_id: str, config: RetrainConfig,
              model_dir: str, gates: dict, metrics: dict, version_id: int,
-             bad_cases: str) -> str:
+             bad_cases: str, cases_uri: str) -> str:
     return register_candidate(tracking, _sessions(db_url), job_id=job_id, parent_id=parent_id,
                               registry_name=config.registry_name, model_dir=Path(model_dir),
                               gates=gates, metrics=metrics, harness_version_id=version_id,
-                              bad_cases=Path(bad_cases))
+                              bad_cases=Path(bad_cases), cases_uri=cases_uri)
 
 
 @task(**IO_RETRIES)
@@ -276,24 +276,27 @@ class _Job:
         gates = evaluate_gates(cand, champ, base_m, fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
-        self.record("eval", side, {REPORTS_ARTIFACT: run},
-                    extra={"gates": gates.to_dict(), "judge": gate.to_dict()})
+        eval_run = self.record("eval", side, {REPORTS_ARTIFACT: run},
+                               extra={"gates": gates.to_dict(), "judge": gate.to_dict()})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
-                      str(run / "candidate.badcases.jsonl"))
+                      str(run / "candidate.badcases.jsonl"),
+                      f"runs:/{eval_run}/{CANDIDATE_CASES}")
         verdict = (f"retrained: version {mv} is the challenger" if gates.passed else
                    f"retrained: version {mv} failed gates ({', '.join(gates.failed)})")
         return {"verdict": verdict, "retrained": True, "model_version": mv,
                 "gates": gates.to_dict()}
 
     def record(self, stage: str, metrics: dict, artifacts: dict[str, Path],
-               extra: dict | None = None) -> None:
+               extra: dict | None = None) -> str:
+        """Log the stage's MLflow run and its store row; the run id."""
         files = {k: str(v) for k, v in artifacts.items() if Path(v).exists()}
         run_id = log_stage(self.tracking, self.parent_id, stage, _numeric(metrics), files)
         if extra:
             self.tracking.log_json(run_id, f"{stage}.json", extra)
         record_stage(self.db_url, self.job_id, stage, run_id, {**metrics, **(extra or {})},
                      str(self.work / stage))
+        return run_id
 
 
 # --- plain functions the tasks and the CLI use -------------------------------------------------

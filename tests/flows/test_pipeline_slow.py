@@ -4,6 +4,7 @@ Slow (minutes on 2 cores): marked `slow`, CI runs them."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -60,12 +61,21 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
         job = get_job(s, job_id=result["job_id"])
         stages = [r.stage for r in list_stage_runs(s, job_id=job.id)]
         stored = find_model_version_for_job(s, job_id=job.id, registry_name=registry_name)
-        evals = {(r.suite, r.metric) for r in list_eval_results(s, model_version_id=stored.id)}
+        results = list_eval_results(s, model_version_id=stored.id)
+        evals = {(r.suite, r.metric) for r in results}
         queued = count_bad_cases(s, where=BadCaseFilter(model_version_id=stored.id))
     assert job.state == "succeeded" and job.reason.startswith("retrained: version 1")
     assert stages == STAGES
     assert stored.version == "1" and stored.gate_results == gates
     assert {("t1", "accuracy"), ("t2", "accuracy"), ("ifeval", "ife_p")} <= evals
+    # every result points at the candidate's per-case rows, and the URI resolves
+    (cases_uri,) = {r.cases_uri for r in results}
+    import mlflow.artifacts
+
+    local = mlflow.artifacts.download_artifacts(artifact_uri=cases_uri, dst_path=str(tmp_path),
+                                                tracking_uri=mlflow_uri)
+    rows = [json.loads(x) for x in Path(local).read_text().splitlines()]
+    assert {"t1", "t2"} <= {r["suite"] for r in rows}
     work = hat_env / "runs" / result["job_key"] / "eval"
     assert queued == len(read_bad_cases(work / "candidate.badcases.jsonl"))
     challenger = Tracking(mlflow_uri).alias_version(registry_name, CHALLENGER)
