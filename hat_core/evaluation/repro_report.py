@@ -71,6 +71,7 @@ def merge_results(paths: list[Path]) -> dict:
                            f"of one config merge into one table")])
         merged["seeds"] |= seeds
         merged["wall_seconds"] += run.get("wall_seconds", 0.0)
+        merged.setdefault("run_wall_seconds", []).append(run.get("wall_seconds", 0.0))
         merged.setdefault("config", run.get("config"))
         merged["mlflow_uris"].append(run.get("mlflow_uri"))
     return merged
@@ -125,8 +126,18 @@ def markdown_table(results: dict, columns: tuple = COLUMNS) -> str:
             + " |" for arm in ARMS]
     seeds = ", ".join(results["seeds"])
     note = (f"\nSeeds: {seeds}. Percentages except CoT (simulator tokens: one per CJK "
-            f"character or whitespace run). Wall time: {results.get('wall_seconds', 0):.0f} s.\n")
+            f"character or whitespace run). Wall time: {wall_note(results)}.\n")
     return "\n".join([head, rule, *rows]) + "\n" + note
+
+
+def wall_note(results: dict) -> str:
+    """`N s`, or for merged runs the sum and the longest run (they may have run side by
+    side, so the sum is not the elapsed time)."""
+    runs = results.get("run_wall_seconds")
+    if not runs:
+        return f"{results.get('wall_seconds', 0):.0f} s"
+    return (f"{sum(runs):.0f} s summed over {len(runs)} runs (the longest {max(runs):.0f} s; "
+            f"runs side by side overlap)")
 
 
 def timings_table(results: dict) -> str:

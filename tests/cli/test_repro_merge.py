@@ -61,6 +61,7 @@ def test_merge_writes_one_table_over_the_seeds(tmp_path, config, merge):
     table = (tmp_path / "out" / "table.md").read_text()
     assert "| Fixed-Harness SFT | 60.0 ± 14.1 |" in table
     assert "wrong_tool 2" in table
+    assert "200 s summed over 2 runs (the longest 100 s" in table
 
 
 def test_merge_refuses_runs_of_different_configs(tmp_path, config, merge):
