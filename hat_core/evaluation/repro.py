@@ -196,7 +196,7 @@ def evaluate_arm(config: ReproConfig, model_dir: Path, arm: str, tracking_uri: s
     if edit_rows:
         files.append(_write_rows(out_dir / f"{arm}.edits.cases.jsonl", edit_rows))
     return {"metrics": metrics, "edits": edits, "failures": failure_table(rows + edit_rows),
-            "cases": [str(f) for f in files]}
+            "right_tool": right_tool_counts(rows + edit_rows), "cases": [str(f) for f in files]}
 
 
 def edit_bad_cases(config: ReproConfig, policy) -> tuple[dict[str, dict], list[dict]]:
@@ -235,6 +235,22 @@ def failure_table(rows: list[dict]) -> dict[str, dict[str, int]]:
             counts[key] = counts.get(key, 0) + 1
     return {suite: dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
             for suite, c in out.items()}
+
+
+def right_tool_counts(rows: list[dict]) -> dict[str, list[int]]:
+    """`{suite: [cases with the right tools, cases]}` over the simulator rows (edits per edit,
+    `edit:v2`): a case has the right tools when its verdict lists no `wrong_tool`, whatever
+    else failed. It separates "called the wrong name" from "right call, bad arguments or
+    reply", which a pass rate near 0 hides."""
+    out: dict[str, list[int]] = {}
+    for row in rows:
+        if "failures" not in row:
+            continue
+        suite = f"edit:{row['group']}" if row["suite"] == "edit" else row["suite"]
+        counts = out.setdefault(suite, [0, 0])
+        counts[0] += "wrong_tool" not in row["failures"]
+        counts[1] += 1
+    return out
 
 
 def _write_rows(path: Path, rows: list[dict]) -> Path:

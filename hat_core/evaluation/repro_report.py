@@ -161,6 +161,43 @@ def failure_types(results: dict, arm: str, suite: str) -> dict[str, int]:
     return dict(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def right_tool(results: dict, arm: str, suite: str) -> tuple[int, int] | None:
+    """(cases with the right tools, cases) of `arm` on `suite` summed over seeds (`edit`
+    pools the edits), from each seed's `right_tool` counts, else from its case files when they
+    are still on disk; None when neither is there."""
+    from hat_core.evaluation.repro import right_tool_counts
+
+    right = total = 0
+    found = False
+    for seed in results["seeds"].values():
+        entry = seed["eval"][arm]
+        counts = entry.get("right_tool")
+        if counts is None:
+            files = [Path(f) for f in entry.get("cases", [])]
+            if not files or not all(f.is_file() for f in files):
+                continue
+            counts = right_tool_counts([json.loads(line) for f in files
+                                        for line in f.read_text(encoding="utf-8").splitlines()
+                                        if line.strip()])
+        for name, (k, n) in counts.items():
+            if name == suite or (suite == "edit" and name.startswith("edit:")):
+                right, total, found = right + k, total + n, True
+    return (right, total) if found else None
+
+
+def right_tool_markdown(results: dict, suites: tuple[str, ...] = ("t1", "t2", "edit")) -> str:
+    """Cases with the right tools per arm and suite, `k / n` summed over seeds ("" without
+    data)."""
+    cells = {(a, s): right_tool(results, a, s) for a in ARMS for s in suites}
+    if all(v is None for v in cells.values()):
+        return ""
+    head = "| Setting | " + " | ".join(suites) + " |"
+    rows = [f"| {ARM_LABELS[a]} | " + " | ".join(
+        f"{v[0]} / {v[1]}" if (v := cells[(a, s)]) else "—" for s in suites) + " |"
+        for a in ARMS]
+    return "\n".join([head, "|---|" + "---|" * len(suites), *rows]) + "\n"
+
+
 def failures_markdown(results: dict, suites: tuple[str, ...] = FAILURE_SUITES,
                       top: int = 3) -> str:
     """Why cases failed: the `top` failure types per arm and suite, summed over seeds (empty
@@ -186,12 +223,14 @@ def write_outputs(results: dict, out: Path) -> dict[str, Path]:
     files = {"results": out / "results.json", "table": out / "table.md"}
     files["results"].write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str)
                                 + "\n", encoding="utf-8")
-    failures = failures_markdown(results)
+    failures, right = failures_markdown(results), right_tool_markdown(results)
     files["table"].write_text(
         markdown_table(results) + "\nReward means (%):\n\n"
         + markdown_table(results, REWARD_COLUMNS)
         + (f"\nFailure types (cases, summed over seeds; IFEval: broken instructions):\n\n"
            f"{failures}" if failures else "")
+        + (f"\nRight tools (cases whose verdict lists no wrong_tool / cases, summed over "
+           f"seeds):\n\n{right}" if right else "")
         + "\n" + timings_table(results),
         encoding="utf-8")
     files["bars"] = plot_bars(results, out / "bars.png")

@@ -114,7 +114,7 @@ def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
     table are what those rows say."""
     from mlflow.tracking import MlflowClient
 
-    from hat_core.evaluation.repro import failure_table
+    from hat_core.evaluation.repro import failure_table, right_tool_counts
     from hat_core.evidence.run_cases import load_run_cases
 
     work, _ = run
@@ -131,6 +131,8 @@ def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
     assert {r["group"] for r in edits} == {"v2"}
     assert sum(not r["passed"] for r in edits) == arm["edits"]["v2"]["bad"]
     assert arm["failures"] == failure_table([r for v in rows.values() for r in v])
+    assert arm["right_tool"] == right_tool_counts([r for v in rows.values() for r in v])
+    assert arm["right_tool"]["t1"][1] == len(t1) and arm["right_tool"]["edit:v2"][1] == len(edits)
     client = MlflowClient(tracking_uri=results["mlflow_uri"])
     exp = client.get_experiment_by_name("hat-repro")
     runs = {r.info.run_name: r for r in client.search_runs([exp.experiment_id])}

@@ -3,12 +3,13 @@ reduction against the base, the markdown layout, config validation."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 from hat_core.errors import ConfigError
-from hat_core.evaluation.repro import dotted, failure_table
+from hat_core.evaluation.repro import dotted, failure_table, right_tool_counts
 from hat_core.evaluation.repro_config import ARMS, load_repro_config
 from hat_core.evaluation.repro_report import (
     COLUMNS,
@@ -19,6 +20,8 @@ from hat_core.evaluation.repro_report import (
     failures_markdown,
     markdown_table,
     mean_std,
+    right_tool,
+    right_tool_markdown,
 )
 
 
@@ -88,7 +91,8 @@ def test_dotted_overrides():
 
 
 def _sim(suite: str, passed: bool, failure: str | None = None, group: str = "") -> dict:
-    return {"suite": suite, "group": group or None, "passed": passed, "failure_type": failure}
+    return {"suite": suite, "group": group or None, "passed": passed, "failure_type": failure,
+            "failures": [failure] if failure else []}
 
 
 def _ifeval(ids: list[str], ok: list[bool]) -> dict:
@@ -123,3 +127,28 @@ def test_failure_types_sum_over_seeds_and_pool_edits(results):
 
 def test_failures_table_is_left_out_for_results_without_case_rows(results):
     assert failures_markdown(results) == ""
+
+
+def test_right_tool_counts_cases_without_a_wrong_tool():
+    rows = [_sim("t1", True), _sim("t1", False, "wrong_arguments"), _sim("t1", False, "wrong_tool"),
+            _sim("t2", False, "wrong_tool"), _sim("edit", False, "hallucinated_fact", "v2"),
+            _ifeval(["a"], [False])]
+    rows[2]["failures"] = ["wrong_tool", "hallucinated_fact"]
+    assert right_tool_counts(rows) == {"t1": [2, 3], "t2": [0, 1], "edit:v2": [1, 1]}
+
+
+def test_right_tool_reads_stored_counts_or_the_case_files(results, tmp_path):
+    results["seeds"]["0"]["eval"]["hat"]["right_tool"] = {"t1": [3, 8], "edit:v2": [1, 4],
+                                                          "edit:v3": [0, 4]}
+    cases = tmp_path / "hat.cases.jsonl"
+    cases.write_text("\n".join(json.dumps(r) for r in [_sim("t1", True),
+                                                         _sim("t1", False, "wrong_tool")]))
+    results["seeds"]["1"]["eval"]["hat"]["cases"] = [str(cases)]
+    assert right_tool(results, "hat", "t1") == (4, 10)
+    assert right_tool(results, "hat", "edit") == (1, 8)
+    assert right_tool(results, "base", "t1") is None
+    results["seeds"]["1"]["eval"]["fixed_sft"]["cases"] = [str(tmp_path / "gone.jsonl")]
+    assert right_tool(results, "fixed_sft", "t1") is None
+    table = right_tool_markdown(results)
+    assert "| HAT (HSA-SFT → OPD → HSA-RL) | 4 / 10 | — | 1 / 8 |" in table
+    assert "| Base (no training) | — | — | — |" in table
