@@ -69,7 +69,7 @@ def merge_results(paths: list[Path]) -> dict:
             raise ConfigError(f"cannot merge {path}", [Problem(
                 str(path), f"config differs from {first[0]} in {', '.join(keys)}; only runs "
                            f"of one config merge into one table")])
-        merged["seeds"] |= seeds
+        merged["seeds"] |= {k: _with_right_tool(v) for k, v in seeds.items()}
         merged["wall_seconds"] += run.get("wall_seconds", 0.0)
         merged.setdefault("run_wall_seconds", []).append(run.get("wall_seconds", 0.0))
         merged.setdefault("config", run.get("config"))
@@ -176,13 +176,28 @@ def right_tool(results: dict, arm: str, suite: str) -> tuple[int, int] | None:
             files = [Path(f) for f in entry.get("cases", [])]
             if not files or not all(f.is_file() for f in files):
                 continue
-            counts = right_tool_counts([json.loads(line) for f in files
-                                        for line in f.read_text(encoding="utf-8").splitlines()
-                                        if line.strip()])
+            counts = right_tool_counts(_read_rows(files))
         for name, (k, n) in counts.items():
             if name == suite or (suite == "edit" and name.startswith("edit:")):
                 right, total, found = right + k, total + n, True
     return (right, total) if found else None
+
+
+def _with_right_tool(seed: dict) -> dict:
+    """`seed` with `right_tool` counted from its case files where it lacks them and the files
+    are on disk, so a merged results.json keeps them when the files are gone."""
+    from hat_core.evaluation.repro import right_tool_counts
+
+    for entry in seed.get("eval", {}).values():
+        files = [Path(f) for f in entry.get("cases", [])]
+        if "right_tool" not in entry and files and all(f.is_file() for f in files):
+            entry["right_tool"] = right_tool_counts(_read_rows(files))
+    return seed
+
+
+def _read_rows(files: list[Path]) -> list[dict]:
+    return [json.loads(line) for f in files
+            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def right_tool_markdown(results: dict, suites: tuple[str, ...] = ("t1", "t2", "edit")) -> str:

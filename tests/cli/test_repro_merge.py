@@ -51,8 +51,15 @@ def config() -> dict:
 
 
 def test_merge_writes_one_table_over_the_seeds(tmp_path, config, merge):
-    a = _write(tmp_path, "a", _run("0", 0.5, config))
-    b = _write(tmp_path, "b", _run("1", 0.7, config | {"seeds": [1], "threads": 1}))
+    run_b = _run("1", 0.7, config | {"seeds": [1], "threads": 1})
+    cases = tmp_path / "hat.cases.jsonl"
+    cases.write_text('{"suite": "t1", "passed": true, "failures": []}\n'
+                     '{"suite": "t1", "passed": false, "failures": ["wrong_tool"]}\n')
+    run_b["seeds"]["1"]["eval"]["hat"]["cases"] = [str(cases)]
+    run_a = _run("0", 0.5, config)
+    run_a["seeds"]["0"]["eval"]["hat"]["cases"] = [str(tmp_path / "gone.cases.jsonl")]
+    a = _write(tmp_path, "a", run_a)
+    b = _write(tmp_path, "b", run_b)
     done = merge(a, b, out=tmp_path / "out")
     assert done.returncode == 0, done.stderr
     merged = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -62,6 +69,9 @@ def test_merge_writes_one_table_over_the_seeds(tmp_path, config, merge):
     assert "| Fixed-Harness SFT | 60.0 ± 14.1 |" in table
     assert "wrong_tool 2" in table
     assert "200 s summed over 2 runs (the longest 100 s" in table
+    # right-tool counts come from the case files (still on disk) into the merged document
+    assert merged["seeds"]["1"]["eval"]["hat"]["right_tool"] == {"t1": [1, 2]}
+    assert "right_tool" not in merged["seeds"]["0"]["eval"]["hat"]      # its files are gone
 
 
 def test_merge_refuses_runs_of_different_configs(tmp_path, config, merge):
