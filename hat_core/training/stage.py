@@ -63,11 +63,36 @@ def checkpoint_dir(config: StageConfig) -> Path:
 
 
 def last_checkpoint(config: StageConfig) -> str | None:
-    """The newest `checkpoint-N` under the stage's checkpoint dir, or None."""
-    from transformers.trainer_utils import get_last_checkpoint
+    """The newest complete `checkpoint-N` under the stage's checkpoint dir, or None.
+
+    The Trainer writes `trainer_state.json` last, so a checkpoint without a readable one was
+    cut off mid-save (a process killed while saving); it is skipped with a warning, and the
+    step is saved again into the same folder when training gets there.
+    """
+    import logging
+
+    from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
     folder = checkpoint_dir(config)
-    return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+    if not folder.is_dir():
+        return None
+    steps = sorted(((int(p.name.rsplit("-", 1)[1]), p) for p in folder.iterdir()
+                    if p.is_dir() and p.name.startswith(f"{PREFIX_CHECKPOINT_DIR}-")
+                    and p.name.rsplit("-", 1)[1].isdigit()), reverse=True)
+    for _, path in steps:
+        if _complete(path):
+            return str(path)
+        logging.getLogger(__name__).warning("skipping incomplete checkpoint %s (no readable "
+                                            "trainer_state.json: cut off while saving)", path)
+    return None
+
+
+def _complete(checkpoint: Path) -> bool:
+    try:
+        json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def setup(config: StageConfig) -> DeviceDefaults:

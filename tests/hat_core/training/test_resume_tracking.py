@@ -4,6 +4,7 @@ params, hashes, per-step metrics (each reward too) and the output directory."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,25 @@ def test_sft_resumes_from_its_last_checkpoint(sft_overrides):
     assert second == [3, 4] and result.steps == 4
     state = json.loads(open(f"{checkpoints}/checkpoint-4/trainer_state.json").read())
     assert state["global_step"] == 4
+
+
+def test_resume_skips_a_checkpoint_cut_off_while_saving(sft_overrides, caplog):
+    """A process killed mid-save leaves `checkpoint-N` without `trainer_state.json` (written
+    last); resume continues from the newest complete one and saves step N again."""
+    import shutil
+
+    config = load_stage_config("sft", None, sft_overrides | {"max_steps": 4, "save_steps": 2})
+    with pytest.raises(Interrupted):
+        run_sft(config, progress=_interrupt_at(3, []))
+    checkpoints = config.output_dir + "/checkpoints"
+    shutil.copytree(f"{checkpoints}/checkpoint-2", f"{checkpoints}/checkpoint-10")
+    (Path(checkpoints) / "checkpoint-10" / "trainer_state.json").unlink()      # cut off
+    shutil.copytree(f"{checkpoints}/checkpoint-2", f"{checkpoints}/checkpoint-8")
+    (Path(checkpoints) / "checkpoint-8" / "trainer_state.json").write_text('{"glo')  # half
+    second: list[int] = []
+    result = run_sft(config, resume=True, progress=_interrupt_at(99, second))
+    assert result.resumed_from.endswith("checkpoint-2") and second == [3, 4]
+    assert "incomplete checkpoint" in caplog.text and "checkpoint-10" in caplog.text
 
 
 def test_resume_without_a_checkpoint_starts_from_zero(sft_overrides):
