@@ -165,19 +165,10 @@ def right_tool(results: dict, arm: str, suite: str) -> tuple[int, int] | None:
     """(cases with the right tools, cases) of `arm` on `suite` summed over seeds (`edit`
     pools the edits), from each seed's `right_tool` counts, else from its case files when they
     are still on disk; None when neither is there."""
-    from hat_core.evaluation.repro import right_tool_counts
-
     right = total = 0
     found = False
     for seed in results["seeds"].values():
-        entry = seed["eval"][arm]
-        counts = entry.get("right_tool")
-        if counts is None:
-            files = [Path(f) for f in entry.get("cases", [])]
-            if not files or not all(f.is_file() for f in files):
-                continue
-            counts = right_tool_counts(_read_rows(files))
-        for name, (k, n) in counts.items():
+        for name, (k, n) in (_right_tool_of(seed["eval"][arm]) or {}).items():
             if name == suite or (suite == "edit" and name.startswith("edit:")):
                 right, total, found = right + k, total + n, True
     return (right, total) if found else None
@@ -186,18 +177,26 @@ def right_tool(results: dict, arm: str, suite: str) -> tuple[int, int] | None:
 def _with_right_tool(seed: dict) -> dict:
     """`seed` with `right_tool` counted from its case files where it lacks them and the files
     are on disk, so a merged results.json keeps them when the files are gone."""
-    from hat_core.evaluation.repro import right_tool_counts
-
     for entry in seed.get("eval", {}).values():
-        files = [Path(f) for f in entry.get("cases", [])]
-        if "right_tool" not in entry and files and all(f.is_file() for f in files):
-            entry["right_tool"] = right_tool_counts(_read_rows(files))
+        counts = _right_tool_of(entry)
+        if counts is not None:
+            entry["right_tool"] = counts
     return seed
 
 
-def _read_rows(files: list[Path]) -> list[dict]:
-    return [json.loads(line) for f in files
-            for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _right_tool_of(entry: dict) -> dict | None:
+    """An arm's stored `right_tool` counts, else counted from its case files (None when it
+    has neither)."""
+    from hat_core.evaluation.repro import right_tool_counts
+
+    if "right_tool" in entry:
+        return entry["right_tool"]
+    files = [Path(f) for f in entry.get("cases", [])]
+    if not files or not all(f.is_file() for f in files):
+        return None
+    return right_tool_counts([json.loads(line) for f in files
+                              for line in f.read_text(encoding="utf-8").splitlines()
+                              if line.strip()])
 
 
 def right_tool_markdown(results: dict, suites: tuple[str, ...] = ("t1", "t2", "edit")) -> str:
