@@ -50,7 +50,7 @@ def run_once(args: argparse.Namespace) -> tuple[float, float, int, dict[str, flo
     start, cpu = time.perf_counter(), time.process_time()
     from hat_core.data.build import build
     from hat_core.data.config import load_data_config
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
 
     config = load_data_config(TINY, {
         "scenarios": args.scenarios, "variants": args.variants,

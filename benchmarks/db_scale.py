@@ -33,7 +33,7 @@ from db.engine import make_engine, make_session_factory
 from db.harness_repo import get_version, list_versions
 from db.jobs_repo import list_jobs
 from db.models import BadCaseRow, HarnessLine, HarnessVersionRow, ModelVersionRow, RetrainJob
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 
 V1 = Path(__file__).resolve().parent.parent / "examples" / "harnesses" / "v1.yaml"
 LINE = "live-stream-avatar"

@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from hat_core.evaluation.registry import get_suite
-from hat_core.harness_io import load_harness
+from hat_core.evaluation.suites.registry import get_suite
+from hat_core.harness.io import load_harness
 from hat_core.sim.policy import OraclePolicy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,8 +87,8 @@ def model_dir(size: str, given: Path | None) -> Path:
 
 
 def tiny_model(path: Path, max_tokens: int):
-    from hat_core.evaluation.backends import TransformersBackend
     from hat_core.evaluation.policy import BackendPolicy
+    from hat_core.inference.backends import TransformersBackend
 
     return BackendPolicy(TransformersBackend(path, device="cpu"), max_tokens=max_tokens)
 

@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.remap import Remapper

@@ -2,7 +2,7 @@
 
 A loopback OpenAI-compatible server streams a fixed reply (`--tokens` chunks, `--delay`
 seconds apart) and records, per request, the time from reading the request to writing its
-last byte. `hat_core.evaluation.latency.measure` replays the v1 harness requests against it at
+last byte. `hat_core.latency.measure.measure` replays the v1 harness requests against it at
 each concurrency level; the overhead is median(client e2e) / median(server time) - 1.
 Goal: under 5% at every level.
 
@@ -19,9 +19,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from hat_core.evaluation.gates import get_profile
-from hat_core.evaluation.latency import harness_requests, measure
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.latency.measure import harness_requests, measure
+from hat_core.latency.profiles import get_profile
 
 V1 = Path(__file__).resolve().parent.parent / "examples" / "harnesses" / "v1.yaml"
 

@@ -81,7 +81,7 @@ def main() -> None:
     from flows.config import load_retrain_config
     from flows.retrain import make_tracking, retrain
     from flows.stages import base_model_dir
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
     from hat_core.settings import load_settings
 
     home = Path(os.environ["HAT_HOME"])
@@ -132,7 +132,7 @@ def warm_imports() -> None:
     import transformers  # noqa: F401
     import trl  # noqa: F401
 
-    import hat_core.evaluation.registry  # noqa: F401
+    import hat_core.evaluation.suites.registry  # noqa: F401
 
 
 def stage_task_seconds(flow_run_id) -> tuple[float, list[tuple[str, float]]]:

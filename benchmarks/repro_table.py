@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from hat_core.errors import HatError
-from hat_core.evaluation.repro import run_repro
-from hat_core.evaluation.repro_config import load_repro_config
-from hat_core.evaluation.repro_report import markdown_table, merge_results, write_outputs
+from hat_core.repro.config import load_repro_config
+from hat_core.repro.report import markdown_table, merge_results, write_outputs
+from hat_core.repro.run import run_repro
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL = ROOT / "examples" / "configs" / "repro_full.yaml"

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.batch import play, world
 from hat_core.sim.policy import OraclePolicy
 

@@ -21,7 +21,7 @@ from db.models import HarnessLine, HarnessVersionRow, OutboxEvent, utcnow
 from db.rows import to_value
 from db.values import HarnessVersion
 from hat_core.errors import NotFoundError
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 VERSION_CREATED = "harness.version.created"
 _Parent = aliased(HarnessVersionRow)

@@ -4,8 +4,8 @@ Promote a registered model version into slot `ab`, or roll the slot back, moving
 registry aliases and recording the promotion in the store.
 
 `hat promote` / `hat rollback` (through `flows.release`) and the console's release page call
-these two functions. The rules are `hat_core.release` (roles from the store's users, gates
-from `ModelVersion.gate_results`); the aliases are `hat_core.registry.ModelRegistry`.
+these two functions. The rules are `hat_core.release.rules` (roles from the store's users, gates
+from `ModelVersion.gate_results`); the aliases are `hat_core.release.registry.ModelRegistry`.
 
 The store is the truth and its promotion row is the commit point: the registry is checked
 and the aliases are set first, then the row is written. MLflow down or refusing: nothing is
@@ -25,8 +25,8 @@ from db.release_repo import current_promotion, get_model_version, promote
 from db.users_repo import get_user
 from db.values import ModelVersion, Promotion
 from hat_core.errors import NotFoundError
-from hat_core.registry import ModelRegistry
-from hat_core.release import SLOT, check_actor, check_promotion, rollback_target
+from hat_core.release.registry import ModelRegistry
+from hat_core.release.rules import SLOT, check_actor, check_promotion, rollback_target
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def promote_slot(
     override_reason: str = "",
 ) -> ReleaseResult:
     """Make `version` the champion of `slot` if the rules allow `actor` to (else
-    `hat_core.release.ReleaseRefused`); `RegistryUnavailable` leaves the store unchanged."""
+    `hat_core.release.rules.ReleaseRefused`); `RegistryUnavailable` leaves the store unchanged."""
     with sessions() as s:
         role = check_actor(actor, _role(s, actor))
         target = _stored(s, registry_name, version)

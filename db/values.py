@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 if TYPE_CHECKING:  # the evidence package imports scipy; values stay cheap to import
     from hat_core.evidence.calibration import Calibration, LabelAgreement

@@ -27,7 +27,7 @@ import yaml
 
 from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.judging import CALIBRATION_SOURCES, JUDGE_KINDS, JudgeConfig
-from hat_core.gates import GateConfig, gate_config_from_dict, load_gate_config
+from hat_core.release.gates import GateConfig, gate_config_from_dict, load_gate_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "examples" / "configs" / "retrain_tiny.yaml"
@@ -59,7 +59,7 @@ class EvalSettings:
 
 @dataclass(frozen=True)
 class LatencySettings:
-    """The latency check: a gate profile (`hat_core.evaluation.gates.PROFILES`) and load."""
+    """The latency check: a gate profile (`hat_core.latency.profiles.PROFILES`) and load."""
 
     profile: str = "cpu-tiny"
     requests: int = 5

@@ -4,7 +4,7 @@ path of `db.promotion` with this service's MLflow store (`flows.tracking.Trackin
 `promote_version` gives a registered version the `champion` alias (the A slot) and the old
 champion `previous-champion`, removes `challenger` if it pointed at it, and records the
 promotion (gate snapshot, audit entry) in the store; `rollback_slot` gives the champion back
-to the version the current champion replaced. The rules are `hat_core.release`: operators
+to the version the current champion replaced. The rules are `hat_core.release.rules`: operators
 when the gates passed, admins past failed gates with a reason, nobody else. The console calls
 the same `db.promotion` functions, so both paths move the same aliases and rows.
 """
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from db import promotion
 from db.promotion import ReleaseResult
 from flows.tracking import Tracking
-from hat_core.release import PROMOTER_ROLES, SLOT, ReleaseRefused
+from hat_core.release.rules import PROMOTER_ROLES, SLOT, ReleaseRefused
 
 __all__ = ["OPERATOR_ROLES", "ReleaseRefused", "ReleaseResult", "promote_version",
            "rollback_slot"]

@@ -49,8 +49,8 @@ from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retr
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
 from hat_core.evaluation.judging import JudgeDecision
-from hat_core.gates import GateResults, evaluate_gates, evaluate_zero_shot
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
+from hat_core.release.gates import GateResults, evaluate_gates, evaluate_zero_shot
 from hat_core.settings import Settings, load_settings
 
 FLOW_NAME = "retrain"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flows.config import EvalSettings, LatencySettings
 from hat_core.evaluation.judging import JudgeDecision
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 
 def base_model_dir(path: str | None, size: str, seed: int, home: Path) -> Path:
@@ -39,10 +39,10 @@ def evaluate_model(
     write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
     cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`. An LLM
     judge (`settings.judge`) needs the judge gate's allowing decision `gate`."""
-    from hat_core.evaluation.backends import TransformersBackend
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
     from hat_core.evaluation.report import write_report
+    from hat_core.inference.backends import TransformersBackend
 
     options = EvalOptions(episodes=settings.episodes, variants=settings.variants,
                           limit=settings.limit, max_tokens=settings.max_tokens,
@@ -63,10 +63,10 @@ def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings
                     out: Path) -> bool:
     """Serve the model on loopback, replay harness requests, apply the gate profile; write
     the report to `out` and return whether the profile passed."""
-    from hat_core.evaluation.gates import get_profile
-    from hat_core.evaluation.latency import first_model_id, harness_requests, measure
     from hat_core.evaluation.report import write_report
-    from hat_core.evaluation.server import transformers_server
+    from hat_core.inference.server import transformers_server
+    from hat_core.latency.measure import first_model_id, harness_requests, measure
+    from hat_core.latency.profiles import get_profile
 
     profile = get_profile(settings.profile)
     specs = harness_requests(harness, settings.requests)
@@ -93,7 +93,7 @@ def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: P
 
 def edit_aware_hsa(hsa: dict, previous: Harness, harness: Harness) -> dict:
     """The HSA config mapping with the transforms the previous -> new diff votes for raised."""
-    from hat_core.diff import diff_harness
+    from hat_core.diff.api import diff_harness
     from hat_core.hsa.config import config_from_data
     from hat_core.hsa.edit_aware import edit_aware_config
 

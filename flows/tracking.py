@@ -27,8 +27,8 @@ from mlflow.entities import Metric, Param, RunTag
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from hat_core.registry import ModelRegistry
-from hat_core.release import CHALLENGER, CHAMPION, PREVIOUS
+from hat_core.release.registry import ModelRegistry
+from hat_core.release.rules import CHALLENGER, CHAMPION, PREVIOUS
 
 __all__ = ["CHALLENGER", "CHAMPION", "PREVIOUS", "Tracking", "experiment_name"]
 JOB_KEY, STAGE = "hat.job_key", "hat.stage"

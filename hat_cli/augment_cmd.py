@@ -16,8 +16,8 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
-from hat_core.diff import diff_harness
-from hat_core.harness_io import dump_harness, load_harness
+from hat_core.diff.api import diff_harness
+from hat_core.harness.io import dump_harness, load_harness
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import TRANSFORMS, HsaConfig, load_config
 from hat_core.hsa.edit_aware import edit_aware_config

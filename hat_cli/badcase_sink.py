@@ -22,7 +22,7 @@ from db.harness_repo import find_version_by_hash
 from hat_cli.harness_args import is_version_ref, load_stored_version
 from hat_core.errors import ConfigError
 from hat_core.evaluation.badcases import BadCaseRecord
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 
 class StoreBadCaseSink:

@@ -115,7 +115,7 @@ def _store(state: DemoState, console: Console) -> None:
 
 
 def _validate(state: DemoState, console: Console) -> None:
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
 
     for name in VERSIONS:
         h = load_harness(EXAMPLES / f"{name}.yaml")
@@ -125,7 +125,7 @@ def _validate(state: DemoState, console: Console) -> None:
 
 
 def _diff(state: DemoState, console: Console) -> None:
-    from hat_core.diff import diff_harness
+    from hat_core.diff.api import diff_harness
 
     for old, new in zip(VERSIONS, VERSIONS[1:], strict=False):
         d = diff_harness(state.harnesses[old], state.harnesses[new])
@@ -162,7 +162,7 @@ def _memorising(state: DemoState, console: Console) -> None:
 
 
 def _augment(state: DemoState, console: Console) -> None:
-    from hat_core.diff import diff_harness
+    from hat_core.diff.api import diff_harness
     from hat_core.hsa.augment import augment_many
 
     newest = state.harnesses[VERSIONS[-1]]

@@ -54,8 +54,10 @@ def score_ifeval(
     nltk_data: Path | None = NLTK_DATA,
 ) -> None:
     """Score responses with the official IFEval checker, offline."""
-    from hat_core.evaluation import ifeval  # imports nltk: keep `hat --help` fast
-    from hat_core.evaluation.ifeval_checker import load_splitter
+    from hat_core.evaluation.ifeval import (
+        verdicts as ifeval,  # imports nltk: keep `hat --help` fast
+    )
+    from hat_core.evaluation.ifeval.checker import load_splitter
 
     prompts = ifeval.load_prompts(inputs)
     result = ifeval.score(prompts, ifeval.load_responses(responses, prompts),
@@ -86,7 +88,7 @@ def score_tool_calls(
     out: Path | None = typer.Option(None, "--out", help="write per-case verdicts (JSONL)"),
 ) -> None:
     """Match candidate tool calls against BFCL-format possible answers."""
-    from hat_core.evaluation import tool_calls
+    from hat_core.evaluation.bfcl import calls as tool_calls
 
     result = tool_calls.score(tool_calls.load_cases(questions, answers),
                               tool_calls.load_candidates(candidates))
@@ -163,8 +165,8 @@ def run(
     and the bad cases."""
     from hat_core.evaluation.evaluate import EvalOptions, evaluate
     from hat_core.evaluation.judging import JudgeConfig, check_judge_config
-    from hat_core.evaluation.registry import get_suite
-    from hat_core.render import check_profile, use_profile
+    from hat_core.evaluation.suites.registry import get_suite
+    from hat_core.harness.render import check_profile, use_profile
 
     names = [n.strip() for n in suites.split(",") if n.strip()]
     for name in names:  # unknown names fail before any file is written
@@ -354,14 +356,14 @@ def _model(model: str, served_model: str | None, max_tokens: int):
     if model == "oracle":
         return OraclePolicy()
     if model.startswith("memorising:"):
-        from hat_core.harness_io import load_harness
+        from hat_core.harness.io import load_harness
 
         return MemorisingPolicy(load_harness(model.split(":", 1)[1]))
     return BackendPolicy(_backend(model, served_model), max_tokens=max_tokens)
 
 
 def _backend(model: str, served_model: str | None):
-    from hat_core.evaluation.backends import OpenAIBackend, TransformersBackend
+    from hat_core.inference.backends import OpenAIBackend, TransformersBackend
 
     if model.startswith(("http://", "https://")):
         if not served_model:

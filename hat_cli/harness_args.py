@@ -14,8 +14,8 @@ from db.harness_repo import get_version
 from db.values import HarnessVersion
 from hat_cli.db_cmd import open_store
 from hat_core.errors import HarnessError
-from hat_core.harness import Harness
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.harness.model import Harness
 
 VERSION_REF = re.compile(r"^(?:(?P<line>[^:\s]+):)?(?P<number>[0-9]+)$")
 

@@ -9,9 +9,9 @@ import typer
 
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_harness_arg
-from hat_core.diff import diff_harness, format_diff
-from hat_core.harness_io import load_harness
-from hat_core.render import render
+from hat_core.diff.api import diff_harness, format_diff
+from hat_core.harness.io import load_harness
+from hat_core.harness.render import render
 
 app = typer.Typer(help="Validate, render and compare harness versions.", no_args_is_help=True)
 

@@ -13,11 +13,11 @@ import typer
 
 from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError, Problem
-from hat_core.evaluation.gates import PROFILES, get_profile
-from hat_core.evaluation.latency import LatencyReport, first_model_id, harness_requests, measure
 from hat_core.evaluation.report import latency_markdown, write_report
-from hat_core.evaluation.server import transformers_server
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.inference.server import transformers_server
+from hat_core.latency.measure import LatencyReport, first_model_id, harness_requests, measure
+from hat_core.latency.profiles import PROFILES, get_profile
 
 DEFAULT_HARNESS = Path("examples") / "harnesses" / "v1.yaml"
 

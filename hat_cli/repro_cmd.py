@@ -5,7 +5,7 @@
     hat repro --seeds 1 --threads 1 --work /tmp/r1 &  hat repro --seeds 2 --threads 1 ...
     hat repro --merge /tmp/r1/results/results.json /tmp/r2/results/results.json --out DIR
 
-Same engine as `benchmarks/repro_table.py` (`hat_core.evaluation.repro`); see
+Same engine as `benchmarks/repro_table.py` (`hat_core.repro.run`); see
 docs/results.md for what the table shows and what it costs.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
-from hat_core.evaluation.repro import run_repro
-from hat_core.evaluation.repro_config import load_repro_config
-from hat_core.evaluation.repro_report import markdown_table, merge_results, write_outputs
+from hat_core.repro.config import load_repro_config
+from hat_core.repro.report import markdown_table, merge_results, write_outputs
+from hat_core.repro.run import run_repro
 
 CONFIGS = Path("examples") / "configs"
 

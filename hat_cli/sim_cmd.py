@@ -10,7 +10,7 @@ import typer
 
 from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.batch import Result, make_policy, play, simulate, summarise, world
 from hat_core.sim.policy import POLICIES, Policy
 

@@ -23,8 +23,8 @@ from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_stored_version
 from hat_cli.harness_cmd import app
 from hat_core.events import announce_version_created, prefect_api_url
-from hat_core.harness_io import dump_harness, load_harness
-from hat_core.render import render
+from hat_core.harness.io import dump_harness, load_harness
+from hat_core.harness.render import render
 from hat_core.settings import load_settings
 
 

@@ -22,5 +22,5 @@ def test_every_module_is_in_the_readme_tree():
 
 def test_tree_generator_sees_git_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 0 and "hat_core/harness.py" in out.stdout
-    assert any(line.startswith("hat_core/harness.py ") for line in readme_tree.lines())
+    assert out.returncode == 0 and "hat_core/harness/model.py" in out.stdout
+    assert any(line.startswith("hat_core/harness/model.py ") for line in readme_tree.lines())

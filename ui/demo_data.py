@@ -28,10 +28,10 @@ from db.jobs_repo import add_stage_run, create_job, transition_job
 from db.release_repo import add_eval_result, promote, register_model_version
 from db.users_repo import add_user
 from db.values import User
-from hat_core.gates import GateCheck, GateResults
-from hat_core.harness_io import load_harness
-from hat_core.registry import ModelRegistry
-from hat_core.release import CHAMPION, SLOT
+from hat_core.harness.io import load_harness
+from hat_core.release.gates import GateCheck, GateResults
+from hat_core.release.registry import ModelRegistry
+from hat_core.release.rules import CHAMPION, SLOT
 from hat_core.sim.batch import make_policy, simulate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "harnesses"

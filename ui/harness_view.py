@@ -13,12 +13,12 @@ from sqlalchemy.orm import Session
 from db.console_queries import latest_jobs, slot_harness_version_id
 from db.harness_repo import list_versions, submit_harness
 from db.values import HarnessVersion
-from hat_core.diff import HarnessDiff, diff_harness
+from hat_core.diff.api import HarnessDiff, diff_harness
 from hat_core.errors import HarnessError, Problem
-from hat_core.harness import Harness
-from hat_core.harness_io import dump_harness, parse_harness
-from hat_core.release import SLOT
-from hat_core.render import render
+from hat_core.harness.io import dump_harness, parse_harness
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render
+from hat_core.release.rules import SLOT
 
 LIVE_SLOT = SLOT
 

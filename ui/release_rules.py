@@ -1,6 +1,6 @@
 """What the release page shows and does: the A/B slot and the one release path.
 
-The rules (who may promote, gates, rollback) are `hat_core.release`; promoting and rolling
+The rules (who may promote, gates, rollback) are `hat_core.release.rules`; promoting and rolling
 back are `db.promotion.promote_slot` / `rollback_slot`, the functions `hat promote` and
 `hat rollback` use: they move the MLflow aliases (champion, previous-champion, challenger)
 and then write the store's promotion row, so the console and the command line cannot drift.
@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from db.promotion import ReleaseResult, promote_slot, rollback_slot
 from db.release_repo import current_promotion, get_model_version, list_model_versions
 from db.values import ModelVersion, Promotion, User
-from hat_core.registry import ModelRegistry
-from hat_core.release import (
+from hat_core.release.registry import ModelRegistry
+from hat_core.release.rules import (
     SLOT,
     Candidate,
     Gate,

@@ -23,7 +23,7 @@ def coverage_chars() -> str:
 
 def coverage_texts() -> list[str]:
     from hat_core.data.opd_prompts import generate_prompts
-    from hat_core.evaluation.ifeval_set import build_set
+    from hat_core.evaluation.ifeval.project_set import build_set
     from hat_core.hsa.vocab import HELDOUT, TRAIN
 
     texts = [repr(TRAIN), repr(HELDOUT)]
@@ -35,10 +35,10 @@ def coverage_texts() -> list[str]:
 def _simulator_texts() -> list[str]:
     import json
 
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
+    from hat_core.harness.render import render
     from hat_core.hsa.augment import augment_many
     from hat_core.hsa.config import HsaConfig
-    from hat_core.render import render
     from hat_core.sim.batch import world
     from hat_core.sim.policy import OraclePolicy
     from hat_core.sim.runner import run_episode

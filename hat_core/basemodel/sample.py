@@ -3,7 +3,7 @@
 `render_text(sample)` renders it through TRL's qwen3 chat template exactly as
 `tokenizer.apply_chat_template(..., tokenize=False)` would, without needing a tokenizer (the
 tokenizer is trained on these renderings). `fold_tools(messages, tools)` is the compact
-render profile (`hat_core.render`): the tools become short lines in the system message and
+render profile (`hat_core.harness.render`): the tools become short lines in the system message and
 no schemas reach the template.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from transformers.utils.chat_template_utils import render_jinja_template
 
 from hat_core.basemodel.tokenizer import qwen3_chat_template
-from hat_core.render import compact_tool_line
+from hat_core.harness.render import compact_tool_line
 
 COMPACT_HEADINGS = ("## 工具", "## Tools", "工具：", "Tools:", "[Available tools]", "《工具》")
 

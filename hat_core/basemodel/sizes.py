@@ -37,7 +37,7 @@ class BaseSize:
     # Added after the first builds: left out of `as_dict` at their defaults, so the cache
     # keys of `test`, `tiny` and `small` did not change.
     tokenizer_kind: str = "bpe"   # bpe | wordchar (hat_core.basemodel.tokenizer.KINDS)
-    render_profile: str = "full"  # full | compact (hat_core.render.PROFILES)
+    render_profile: str = "full"  # full | compact (hat_core.harness.render.PROFILES)
     min_tools: int = 1
     max_tools: int = 5
     opaque_names: float = 0.25

@@ -51,8 +51,8 @@ from hat_core.data.trajectory import Trajectory, products_in
 from hat_core.data.trl_rows import arrow_schema, trl_row
 from hat_core.data.validate import ValidationContext, ValidationReport, validate_rows
 from hat_core.errors import ConfigError, HatError, Problem
-from hat_core.harness import Harness
-from hat_core.render import render_tools, use_profile
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render_tools, use_profile
 from hat_core.sim.batch import world
 from hat_core.sim.binding import bind
 

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from hat_core.errors import ConfigError, Problem
-from hat_core.render import PROFILES
+from hat_core.harness.render import PROFILES
 
 TEACHER_KINDS = ("oracle", "transformers", "openai")
 
@@ -121,7 +121,7 @@ class DataConfig:
     validation: ValidationConfig = ValidationConfig()
     opd: OpdConfig = OpdConfig()
     logs: tuple[str, ...] = ()
-    render_profile: str = "full"  # hat_core.render.PROFILES; `compact` for the toy base
+    render_profile: str = "full"  # hat_core.harness.render.PROFILES; `compact` for the toy base
 
     def to_dict(self) -> dict:
         data = json.loads(json.dumps(dataclasses.asdict(self), default=list))

@@ -29,8 +29,8 @@ from typing import Any
 
 from hat_core.data.trajectory import Trajectory, products_in
 from hat_core.errors import NotFoundError, Problem
-from hat_core.harness import Harness
-from hat_core.render import render_tools
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render_tools
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.episode import episode_from_messages
 

@@ -6,7 +6,7 @@
 - `generate_prompts(rng, n, languages)`: seeded, verifiable general instructions in English
   and Chinese (format, length, keywords, case, language), each with IFEval instruction ids
   and kwargs so the official checker can verify a response. Its topics differ from the
-  evaluation set's (`hat_core.evaluation.ifeval_set`), so OPD never trains on IFE-P prompts.
+  evaluation set's (`hat_core.evaluation.ifeval.project_set`), so OPD never trains on IFE-P prompts.
 
 `opd_rows(prompts)` gives the rows written to `opd/`: `messages` (one user message), `prompt`,
 `instruction_id_list`, `kwargs` (JSON string), `language`, `source`.

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from hat_core.data.config import DataConfig
 from hat_core.data.teacher import Teacher, TeacherError
 from hat_core.data.trajectory import Trajectory
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render_tools
 from hat_core.hsa.augment import augment, variant_seed
 from hat_core.hsa.config import config_from_data
 from hat_core.hsa.variant import RenameMap, Variant
-from hat_core.render import render_tools
 from hat_core.sim.binding import bind
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.episode import Episode

@@ -28,7 +28,7 @@ from abc import abstractmethod
 
 from hat_core.data.config import TeacherConfig
 from hat_core.errors import HatError, Problem
-from hat_core.harness import ArgumentSchema, BlockRetry, ForbiddenWords, Harness
+from hat_core.harness.model import ArgumentSchema, BlockRetry, ForbiddenWords, Harness
 from hat_core.sim.episode import AssistantTurn, ToolCall
 from hat_core.sim.policy import Observation, OraclePolicy, Policy
 
@@ -129,7 +129,7 @@ class ChatTeacher(Teacher):
 
     @abstractmethod
     def _chat(self, messages: list[dict], tools: list[dict]):
-        """One model answer as `hat_core.evaluation.inference.AssistantOutput`."""
+        """One model answer as `hat_core.inference.protocol.AssistantOutput`."""
 
     def act(self, obs: Observation) -> AssistantTurn:
         out = self._answer(list(obs.messages), list(obs.tools))
@@ -160,7 +160,7 @@ class OpenAITeacher(ChatTeacher):
     """Any OpenAI-compatible `/v1/chat/completions` endpoint with tool calling."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, **kwargs):
-        from hat_core.evaluation.backends import OpenAIBackend
+        from hat_core.inference.backends import OpenAIBackend
 
         super().__init__(**kwargs)
         self.name, self.base_url, self.model = model, base_url, model
@@ -184,7 +184,7 @@ class TransformersTeacher(ChatTeacher):
 
     def __init__(self, model_dir: str, **kwargs):
         super().__init__(**{**kwargs, "concurrency": 1})
-        from hat_core.evaluation.backends import TransformersBackend
+        from hat_core.inference.backends import TransformersBackend
 
         self._backend = TransformersBackend(model_dir)
         self.name = self._backend.name

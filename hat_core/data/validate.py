@@ -326,7 +326,7 @@ def validate_dir(directory: str | Path) -> ValidationReport:
 
     from hat_core.data.config import config_from_data
     from hat_core.data.manifest import read_manifest, write_manifest
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
 
     path = Path(directory)
     manifest = read_manifest(path)

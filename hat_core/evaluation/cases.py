@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from hat_core.data.rollout import Surface, canonical_params, surface_of
 from hat_core.evaluation.judging import judge_name
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.variant import RenameMap

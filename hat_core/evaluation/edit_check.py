@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hat_core.diff import diff_harness
+from hat_core.diff.api import diff_harness
 from hat_core.evaluation.badcases import BadCaseSink, report_bad_cases
 from hat_core.evaluation.cases import (
     CaseOutcome,
@@ -27,9 +27,9 @@ from hat_core.evaluation.cases import (
     original_surface,
     play_cases,
 )
-from hat_core.evaluation.inference import InferenceBackend
 from hat_core.evaluation.policy import as_policy
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
+from hat_core.inference.protocol import InferenceBackend
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS
 

@@ -27,14 +27,14 @@ from hat_core.errors import ConfigError
 from hat_core.evaluation.badcases import BadCaseSink
 from hat_core.evaluation.cases import Progress, cap
 from hat_core.evaluation.errors import JudgeGateError
-from hat_core.evaluation.inference import InferenceBackend
 from hat_core.evaluation.jsonl import write_jsonl
 from hat_core.evaluation.judging import JudgeConfig, JudgeDecision, make_judge, require_allowed
 from hat_core.evaluation.policy import backend_of
-from hat_core.evaluation.registry import SuiteResult, get_suite
 from hat_core.evaluation.report import EvalReport
-from hat_core.evaluation.suite_qa import T1Suite, need_harness
-from hat_core.harness import Harness
+from hat_core.evaluation.suites.qa import T1Suite, need_harness
+from hat_core.evaluation.suites.registry import SuiteResult, get_suite
+from hat_core.harness.model import Harness
+from hat_core.inference.protocol import InferenceBackend
 from hat_core.sim.judge import Judge
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS

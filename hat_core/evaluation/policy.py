@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hat_core.evaluation.inference import AssistantOutput, InferenceBackend
+from hat_core.inference.protocol import AssistantOutput, InferenceBackend
 from hat_core.sim.episode import AssistantTurn, ToolCall
 from hat_core.sim.policy import Observation, Policy
 

@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hat_core.evaluation.latency import LatencyReport
+from hat_core.latency.measure import LatencyReport
 
 if TYPE_CHECKING:
-    from hat_core.evaluation.registry import SuiteResult
+    from hat_core.evaluation.suites.base import SuiteResult
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import random
 
-from hat_core.harness import Harness
-from hat_core.harness_io import harness_from_data
+from hat_core.harness.io import harness_from_data
+from hat_core.harness.model import Harness
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.describe import Paraphraser, TemplateParaphraser, describe
 from hat_core.hsa.distractors import add_distractors

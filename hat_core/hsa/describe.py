@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Protocol
 
-from hat_core.harness import PLACEHOLDER, Harness
+from hat_core.harness.model import PLACEHOLDER, Harness
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.mentions import tokens
 from hat_core.hsa.vocab import Pool

@@ -1,7 +1,7 @@
 """Distractor tools: plausible extra tools that no skill references and no task needs.
 
 Each gets a new id `distractor.<key>` (ids are semantic identity, so a distractor is an
-addition, which `hat_core.diff` reports as a semantic `added` tool), a name from the pool and
+addition, which `hat_core.diff.api` reports as a semantic `added` tool), a name from the pool and
 a description in the variant's language. The simulator implements none of them, so a policy
 that calls one gets a failed tool result.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.names import new_name
 from hat_core.hsa.rename import all_names

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hat_core.diff_result import Change, HarnessDiff
+from hat_core.diff.result import Change, HarnessDiff
 from hat_core.hsa.config import HsaConfig
 
 _BY_ELEMENT_KIND = {

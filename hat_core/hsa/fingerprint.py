@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 
-from hat_core.diff_match import strip_text
-from hat_core.diff_prompt import RULE_SECTION_IDS
-from hat_core.harness import PLACEHOLDER, Harness, canonical_dumps
+from hat_core.diff.match import strip_text
+from hat_core.diff.prompt import RULE_SECTION_IDS
+from hat_core.harness.model import PLACEHOLDER, Harness, canonical_dumps
 from hat_core.hsa.rename import apply_renames
 from hat_core.hsa.variant import Variant
 

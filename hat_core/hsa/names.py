@@ -7,7 +7,7 @@
     >>> new_name("get_price", random.Random(0), TRAIN, NameOdds()).isidentifier()
     True
 
-A new name is valid (`hat_core.harness.IDENTIFIER`) by construction; uniqueness is the
+A new name is valid (`hat_core.harness.model.IDENTIFIER`) by construction; uniqueness is the
 caller's job (`hat_core.hsa.rename`), which passes the names already taken.
 """
 
@@ -19,7 +19,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hat_core.harness import IDENTIFIER
+from hat_core.harness.model import IDENTIFIER
 from hat_core.hsa.vocab import FILLERS, Pool
 
 _CHUNK = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")

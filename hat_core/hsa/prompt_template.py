@@ -4,15 +4,15 @@ What changes: `PromptStyle` (heading via `{title}`, skill and tool item formats,
 the order of sections, the titles of known sections (by section id, in the variant's
 language), and a wording wrapper around the body of non-rules sections. What never changes:
 section ids, prompt variables, the set of `{placeholders}` in each body, and the body of a
-rules section (`hat_core.diff_prompt.RULE_SECTION_IDS`: editing it is semantic).
+rules section (`hat_core.diff.prompt.RULE_SECTION_IDS`: editing it is semantic).
 """
 
 from __future__ import annotations
 
 import random
 
-from hat_core.diff_prompt import RULE_SECTION_IDS
-from hat_core.harness import Harness, PromptStyle
+from hat_core.diff.prompt import RULE_SECTION_IDS
+from hat_core.harness.model import Harness, PromptStyle
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.vocab import Pool
 

@@ -23,10 +23,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render_system_prompt
 from hat_core.hsa.mentions import Replacer
 from hat_core.hsa.variant import Variant
-from hat_core.render import render_system_prompt
 
 TEXT_KEYS = ("content", "reasoning_content")
 SKILL_KEYS = ("skill", "skill_name")

@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.mentions import Replacer, tokens
 from hat_core.hsa.names import new_name

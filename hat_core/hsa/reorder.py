@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.hsa.config import HsaConfig
 
 

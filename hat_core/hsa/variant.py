@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hat_core.errors import ConfigError
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 DISTRACTOR_PREFIX = "distractor."
 

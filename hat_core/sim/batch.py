@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.sim.catalog import Catalog, generate_catalog
 from hat_core.sim.episode import Episode
 from hat_core.sim.judge import FAILURE_TYPES, Verdict, verdict_of

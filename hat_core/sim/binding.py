@@ -9,8 +9,8 @@ required harness parameter with no canonical counterpart gets a filler value fro
 (`default`, first `enum`, else an empty value of its type) when the oracle calls the tool.
 
 `bind(harness, rename_map)` is cached by the harness's content hash, the rename map and the
-active render profile (`hat_core.render.use_profile`), so per-harness work (binding, rendering,
-compiled JSON-Schema validators) happens once.
+active render profile (`hat_core.harness.render.use_profile`), so per-harness work (binding,
+rendering, compiled JSON-Schema validators) happens once.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from hat_core.harness import Harness, Tool, canonical_dumps
-from hat_core.render import Rendered, active_profile, render
+from hat_core.harness.model import Harness, Tool, canonical_dumps
+from hat_core.harness.render import Rendered, active_profile, render
 from hat_core.sim.tools import TOOLS, Param
 
 RenameMap = Mapping[str, Mapping[str, str]]

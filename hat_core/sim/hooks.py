@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hat_core.harness import (
+from hat_core.harness.model import (
     ArgumentSchema,
     ForbiddenPatterns,
     ForbiddenWords,

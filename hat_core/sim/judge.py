@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.sim.episode import Episode
 from hat_core.sim.scenarios import Scenario
 from hat_core.sim.scoring import Scores, TurnScore, score_episode

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.sim import replies
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.episode import AssistantTurn, ToolCall

@@ -28,8 +28,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hat_core.harness import Harness
-from hat_core.harness_io import harness_from_data
+from hat_core.harness.io import harness_from_data
+from hat_core.harness.model import Harness
 from hat_core.sim.binding import bind
 from hat_core.sim.episode import Episode, episode_from_messages
 from hat_core.sim.scenarios import Scenario

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.episode import AssistantTurn, Episode, HookFiring, ToolCall, analyse

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from hat_core.harness import ForbiddenPatterns, ForbiddenWords, Harness
+from hat_core.harness.model import ForbiddenPatterns, ForbiddenWords, Harness
 from hat_core.sim.episode import CallRecord, Episode, TurnRecord
 from hat_core.sim.hooks import HookSet, compile_hooks, numbers_in, ungrounded_prices
 from hat_core.sim.scenarios import ExpectedCall, Fact, Scenario, TurnTruth

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from hat_core.errors import ConfigError, Problem
-from hat_core.render import PROFILES
+from hat_core.harness.render import PROFILES
 from hat_core.sim.rewards import REWARDS
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -88,7 +88,7 @@ class StageConfig:
     gradient_checkpointing: bool | None = None
     num_threads: int | None = None
     torch_compile: bool = False  # TrainingArguments.torch_compile (worth it for small models)
-    render_profile: str | None = None  # hat_core.render.PROFILES; None keeps the active one
+    render_profile: str | None = None  # hat_core.harness.render.PROFILES; None keeps the active one
     lora: LoraConfig = LoraConfig()
     tracking: TrackingConfig = TrackingConfig()
     probe: ProbeConfig = ProbeConfig()

@@ -53,7 +53,7 @@ def generate(model, tokenizer, messages: list[dict], tools: list[dict] | None,
 
 def assistant_turn(text: str, call_prefix: str = "call") -> AssistantTurn:
     """Raw Qwen3 output as the simulator's `AssistantTurn`."""
-    from hat_core.evaluation.inference import parse_qwen3
+    from hat_core.inference.protocol import parse_qwen3
 
     out = parse_qwen3(text)
     calls = tuple(ToolCall(f"{call_prefix}_{i}", c.name, c.arguments)
@@ -82,7 +82,7 @@ class ProbeResult:
 def probe_t1(policy: Policy, harness_path: Path, episodes: int, seed: int,
              max_steps: int = 3) -> tuple[float, dict[str, float]]:
     """Pass rate and mean rewards of `episodes` T1 episodes on the harness."""
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
     from hat_core.sim.batch import world
     from hat_core.sim.judge import verdict_of
     from hat_core.sim.runner import run_episode
@@ -100,8 +100,9 @@ def probe_t1(policy: Policy, harness_path: Path, episodes: int, seed: int,
 
 def probe_ifeval(model, tokenizer, path: Path, n: int, max_new_tokens: int) -> float:
     """IFE-P (prompt-level strict accuracy) on the first `n` prompts of `path`."""
-    from hat_core.evaluation import ifeval, ifeval_checker
-    from hat_core.evaluation.inference import parse_qwen3
+    from hat_core.evaluation.ifeval import checker as ifeval_checker
+    from hat_core.evaluation.ifeval import verdicts as ifeval
+    from hat_core.inference.protocol import parse_qwen3
 
     prompts = ifeval.load_prompts(path)[:n]
     responses = {}

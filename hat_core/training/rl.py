@@ -60,7 +60,7 @@ def rl_args(config: RlStageConfig, defaults):
 
 def rl_data(config: RlStageConfig):
     """`(pool, catalog, rows)`: the variant pool, the seeded catalog and the prompt rows."""
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
     from hat_core.sim.batch import world
 
     harness = load_harness(Path(config.harness))

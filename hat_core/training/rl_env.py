@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hat_core.errors import ConfigError, Problem
-from hat_core.harness import Harness
-from hat_core.render import render_tools
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render_tools
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.scenarios import Scenario

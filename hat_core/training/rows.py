@@ -89,7 +89,7 @@ def load_sft_rows(path: str | Path, profile: str | None = None) -> list[dict]:
     """The SFT rows of a JSONL file or dataset directory (see the module docstring). Under
     the `compact` render profile (`profile`, else the active one) the tool schemas stay out
     of the chat template: the rows' system prompts already list the tools."""
-    from hat_core.render import active_profile
+    from hat_core.harness.render import active_profile
 
     rows = _sft_source(Path(path))
     if (profile or active_profile()) == "compact":
@@ -120,7 +120,7 @@ def load_opd_prompts(source: str, size: int, seed: int) -> list[dict]:
 
 def oracle_rows(harness_path: str | Path, n: int, seed: int = 0) -> list[dict]:
     """`n` SFT rows played by the simulator's oracle on the harness at `harness_path`."""
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
     from hat_core.sim.batch import world
     from hat_core.sim.binding import bind
     from hat_core.sim.policy import OraclePolicy

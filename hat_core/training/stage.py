@@ -47,11 +47,11 @@ class StageResult:
 
 
 def profiled(run: Callable[..., StageResult]) -> Callable[..., StageResult]:
-    """Run a stage under its config's render profile (`hat_core.render.use_profile`; None
+    """Run a stage under its config's render profile (`hat_core.harness.render.use_profile`; None
     keeps the active one), so its rows, rollouts and probe render harnesses that way."""
     @functools.wraps(run)
     def wrapper(config: StageConfig, **kwargs) -> StageResult:
-        from hat_core.render import use_profile
+        from hat_core.harness.render import use_profile
 
         with use_profile(config.render_profile):
             return run(config, **kwargs)

@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fake_openai_server import fake_server
+from shared_data import IFEVAL, SHARED, shared, write_rows
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "hat_core" / "evaluation"))
-from fake_openai_server import fake_server  # noqa: E402
-from shared_data import IFEVAL, SHARED, shared, write_rows  # noqa: E402
 
 HAT = str(Path(sys.executable).parent / "hat")
 BFCL = ROOT / "examples" / "bfcl"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hat_cli.harness_args import is_version_ref, load_harness_arg
-from hat_core.diff import HarnessDiff, diff_harness
+from hat_core.diff.api import HarnessDiff, diff_harness
 from hat_core.errors import HarnessError
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 
 HAT = str(Path(sys.executable).parent / "hat")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"

@@ -21,7 +21,7 @@ from hat_core.evaluation.evaluate import EvalOptions, case_rows, evaluate, write
 from hat_core.evaluation.report import write_report
 from hat_core.evaluation.tracking import log_report
 from hat_core.evidence.review_from_runs import review_items_from_cases
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
 HARNESSES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"

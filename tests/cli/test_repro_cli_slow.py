@@ -12,8 +12,8 @@ import pytest
 import yaml
 from safetensors.torch import load_file
 
-from hat_core.evaluation.repro_config import ARMS
-from hat_core.evaluation.repro_report import COLUMNS, arm_values, cell
+from hat_core.repro.config import ARMS
+from hat_core.repro.report import COLUMNS, arm_values, cell
 
 pytestmark = pytest.mark.slow
 
@@ -114,8 +114,8 @@ def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
     table are what those rows say."""
     from mlflow.tracking import MlflowClient
 
-    from hat_core.evaluation.repro import failure_table, right_tool_counts
     from hat_core.evidence.run_cases import load_run_cases
+    from hat_core.repro.run import failure_table, right_tool_counts
 
     work, _ = run
     results = json.loads((work / "results" / "results.json").read_text())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hat_core.evaluation.repro_config import ARMS
+from hat_core.repro.config import ARMS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "repro_table.py"

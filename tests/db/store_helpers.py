@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from hat_core.harness import Harness
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.harness.model import Harness
 
 V1 = Path(__file__).resolve().parents[2] / "examples" / "harnesses" / "v1.yaml"
 

@@ -13,7 +13,7 @@ from db.users_repo import add_user
 from flows.registration import register_candidate
 from flows.retrain import job_key
 from flows.tracking import Tracking
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 
 V1 = Path(__file__).resolve().parents[2] / "examples" / "harnesses" / "v1.yaml"
 

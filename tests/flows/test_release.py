@@ -98,7 +98,7 @@ def test_mlflow_unreachable_or_refusing_leaves_the_store_unchanged(store, tracki
     from db.engine import in_transaction
     from db.release_repo import register_model_version
     from flows.tracking import Tracking
-    from hat_core.registry import ModelRegistry, RegistryUnavailable
+    from hat_core.release.registry import ModelRegistry, RegistryUnavailable
 
     v1 = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True)
     with socket.socket() as sock:

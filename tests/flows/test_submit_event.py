@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from db.outbox_repo import list_outbox_events
 from flows.serve import retrain_deployment
 from hat_core.events import resource_id
-from hat_core.harness_io import dump_harness, load_harness
+from hat_core.harness.io import dump_harness, load_harness
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -31,7 +31,7 @@ def seeded_template(tmp_path_factory) -> tuple[Path, dict[str, int]]:
 @pytest.fixture(scope="session")
 def mlflow_template(tmp_path_factory) -> Path:
     """An MLflow SQLite store whose registry holds the demo model versions (champion: 1)."""
-    from hat_core.registry import ModelRegistry
+    from hat_core.release.registry import ModelRegistry
     from ui.demo_data import add_demo_registry
 
     path = tmp_path_factory.mktemp("mlflow") / "mlflow.db"

@@ -121,7 +121,7 @@ def test_operator_story(page, server):
     form.get_by_role("button", name="Promote").click()
     page.get_by_text("Promoted live-stream-avatar v2").wait_for()
     _shot(page, "05-promoted")
-    from hat_core.registry import ModelRegistry
+    from hat_core.release.registry import ModelRegistry
 
     registry = ModelRegistry(f"sqlite:///{home / 'mlflow.db'}")
     assert registry.aliases("live-stream-avatar") == {"champion": "2", "previous-champion": "1"}

@@ -130,7 +130,7 @@ def test_viewer_cannot_label(console):
 
 
 def _aliases(console_db) -> dict[str, str]:
-    from hat_core.registry import ModelRegistry
+    from hat_core.release.registry import ModelRegistry
     from hat_core.settings import load_settings
     from ui.demo_data import REGISTRY
 

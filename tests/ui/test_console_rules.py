@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from db.values import EvalResult
-from hat_core.gates import GateCheck, GateResults
-from hat_core.release import (
+from hat_core.release.gates import GateCheck, GateResults
+from hat_core.release.rules import (
     Candidate,
     ReleaseRefused,
     challenger_of,

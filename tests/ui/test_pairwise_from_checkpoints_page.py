@@ -12,7 +12,7 @@ from console_helpers import texts
 
 from db.engine import in_transaction
 from hat_core.evaluation.evaluate import EvalOptions, evaluate, write_cases
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
 HARNESSES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"

@@ -5,7 +5,7 @@ import streamlit as st
 
 from db.console_queries import models_page
 from db.release_repo import current_promotion, list_eval_results
-from hat_core.release import SLOT
+from hat_core.release.rules import SLOT
 from ui import charts, store
 from ui.mlflow_links import mlflow_ui_base, model_link, run_link
 from ui.runs_view import comparison_rows, latency_rows, long_form

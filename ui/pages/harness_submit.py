@@ -6,7 +6,7 @@ cannot: the reconciler delivers the version from the outbox)."""
 import streamlit as st
 
 from db.harness_repo import find_version_by_hash, latest_version, list_lines
-from hat_core.diff import diff_harness
+from hat_core.diff.api import diff_harness
 from hat_core.events import announce_version_created, prefect_api_url
 from ui import store
 from ui.harness_view import as_yaml, change_rows, submit_valid, validate_text

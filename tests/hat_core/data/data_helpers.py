@@ -12,8 +12,8 @@ from pathlib import Path
 
 from hat_core.data.config import DataConfig, load_data_config
 from hat_core.data.teacher import OpenAITeacher, TeacherError
-from hat_core.evaluation.inference import AssistantOutput, ToolCall
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.inference.protocol import AssistantOutput, ToolCall
 from hat_core.sim.policy import OraclePolicy
 from hat_core.sim.runner import run_episode
 

@@ -17,7 +17,7 @@ from hat_core.data.opd_prompts import (
     opd_rows,
 )
 from hat_core.errors import ConfigError
-from hat_core.evaluation.ifeval_checker import check, instruction_problem
+from hat_core.evaluation.ifeval.checker import check, instruction_problem
 
 
 def test_the_generator_is_seeded_and_bilingual():

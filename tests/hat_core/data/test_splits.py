@@ -10,7 +10,7 @@ from hat_core.data.config import SplitConfig
 from hat_core.data.splits import assign_splits, choose_heldout, scenario_products
 from hat_core.data.trajectory import Trajectory, products_in
 from hat_core.data.trl_rows import trajectory_from_row
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.hsa.heldout import uses_heldout
 from hat_core.hsa.variant import RenameMap, Variant
 

@@ -1,29 +1,10 @@
-"""A tiny randomly initialised Qwen3 model with the project's tokenizer, built once per
-session (about 10 s on 2 cores)."""
+"""Fixtures of the evaluation tests: the example harnesses and a scripted backend."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-TEXTS = ["hello world, how are you today? the price is 99 yuan.",
-         "你好，欢迎来到直播间！这款保温杯多少钱？包邮吗？",
-         '<tool_call>\n{"name": "get_price", "arguments": {"id": "A1"}}\n</tool_call>']
-
-
-@pytest.fixture(scope="session")
-def tiny_model_dir(tmp_path_factory) -> Path:
-    from hat_core.basemodel.model import make_model
-    from hat_core.basemodel.sizes import get_size
-    from hat_core.basemodel.tokenizer import train_tokenizer
-
-    out = tmp_path_factory.mktemp("tiny-qwen3")
-    tokenizer = train_tokenizer(TEXTS * 20, 400)
-    make_model(get_size("test"), tokenizer, seed=0).save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
-
 
 # --- simulator-suite fixtures (t1, t2, robustness, cot_length, edit check) ------------------
 
@@ -32,14 +13,14 @@ EXAMPLE_HARNESSES = Path(__file__).resolve().parents[3] / "examples" / "harnesse
 
 @pytest.fixture(scope="session")
 def v1_harness():
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
 
     return load_harness(EXAMPLE_HARNESSES / "v1.yaml")
 
 
 @pytest.fixture(scope="session")
 def v2_harness():
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
 
     return load_harness(EXAMPLE_HARNESSES / "v2.yaml")
 

@@ -14,7 +14,7 @@ from hat_core.evaluation.badcases import (
     bad_case_of,
     read_bad_cases,
 )
-from hat_core.evaluation.suite_qa import T1Suite, T2Suite
+from hat_core.evaluation.suites.qa import T1Suite, T2Suite
 from hat_core.sim.judge import FAILURE_TYPES
 from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 

@@ -17,7 +17,7 @@ from db.badcases_repo import add_bad_case, label_bad_case
 from db.engine import in_transaction, make_engine, make_session_factory
 from db.harness_repo import submit_harness
 from hat_cli.main import app
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 
 V1 = Path(__file__).resolve().parents[3] / "examples" / "harnesses" / "v1.yaml"
 LABELS = ["wrong_tool", "hallucinated_fact", "compliance_breach", "no_answer"]

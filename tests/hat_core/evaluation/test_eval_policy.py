@@ -7,7 +7,6 @@ import json
 import pytest
 from eval_fakes import ScriptedBackend
 
-from hat_core.evaluation.inference import AssistantOutput, ToolCall
 from hat_core.evaluation.policy import (
     INVALID_CALL,
     BackendPolicy,
@@ -17,6 +16,7 @@ from hat_core.evaluation.policy import (
     chat_messages,
     mentioned_skill,
 )
+from hat_core.inference.protocol import AssistantOutput, ToolCall
 from hat_core.sim.batch import world
 from hat_core.sim.judge import verdict_of
 from hat_core.sim.policy import OraclePolicy

@@ -3,10 +3,10 @@ simulator suites run end to end and record whatever it says as judged cases."""
 
 from __future__ import annotations
 
-from hat_core.evaluation.backends import TransformersBackend
 from hat_core.evaluation.badcases import ListBadCaseSink
 from hat_core.evaluation.evaluate import EvalOptions, evaluate
 from hat_core.evaluation.policy import BackendPolicy
+from hat_core.inference.backends import TransformersBackend
 
 
 def test_a_tiny_model_runs_t1_t2_and_cot_length(tiny_model_dir, v1_harness):

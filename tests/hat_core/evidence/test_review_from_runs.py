@@ -17,7 +17,7 @@ from hat_core.evidence.review_from_runs import (
     render_response,
     review_items_from_cases,
 )
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "harnesses"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hsa_examples import HARNESSES
 
-from hat_core.harness import Harness
+from hat_core.harness.model import Harness
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hat_core.harness import Harness
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.harness.model import Harness
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "harnesses"
 VERSIONS = ("v1", "v2", "v3", "v4")

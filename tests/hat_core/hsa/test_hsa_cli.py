@@ -8,8 +8,8 @@ from hsa_examples import EXAMPLES
 from typer.testing import CliRunner
 
 from hat_cli.main import app
-from hat_core.diff import diff_harness
-from hat_core.harness_io import load_harness
+from hat_core.diff.api import diff_harness
+from hat_core.harness.io import load_harness
 from hat_core.hsa.fingerprint import map_back, semantic_fingerprint
 from hat_core.hsa.heldout import uses_heldout
 from hat_core.hsa.variant import RenameMap, Variant

@@ -14,9 +14,9 @@ from hsa_examples import HARNESSES, VERSIONS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hat_core.diff import diff_harness
-from hat_core.harness import Harness
-from hat_core.harness_io import dump_harness, harness_from_data, parse_harness
+from hat_core.diff.api import diff_harness
+from hat_core.harness.io import dump_harness, harness_from_data, parse_harness
+from hat_core.harness.model import Harness
 from hat_core.hsa.augment import augment
 from hat_core.hsa.config import TRANSFORMS, HsaConfig
 from hat_core.hsa.fingerprint import map_back, semantic_fingerprint, semantic_view

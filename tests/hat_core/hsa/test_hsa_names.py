@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hat_core.harness import IDENTIFIER
+from hat_core.harness.model import IDENTIFIER
 from hat_core.hsa.heldout import name_is_heldout
 from hat_core.hsa.names import NameOdds, join, new_name, words
 from hat_core.hsa.vocab import HELDOUT, TRAIN

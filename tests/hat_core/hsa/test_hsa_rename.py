@@ -11,15 +11,15 @@ from hsa_examples import HARNESSES, VERSIONS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hat_core.harness import Harness
-from hat_core.harness_io import harness_from_data
+from hat_core.harness.io import harness_from_data
+from hat_core.harness.model import Harness
+from hat_core.harness.render import render
 from hat_core.hsa.augment import augment
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.mentions import Replacer, tokens
 from hat_core.hsa.rename import apply_renames, rename
 from hat_core.hsa.variant import RenameMap
 from hat_core.hsa.vocab import TRAIN
-from hat_core.render import render
 
 RENAME_ONLY = HsaConfig().only("rename_tools", "rename_skills", "rename_params")
 

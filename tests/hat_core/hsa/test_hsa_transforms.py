@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 from hsa_examples import HARNESSES
 
-from hat_core.diff import diff_harness
-from hat_core.harness import PLACEHOLDER
+from hat_core.diff.api import diff_harness
+from hat_core.harness.model import PLACEHOLDER
 from hat_core.hsa.augment import augment
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.describe import OpenAIParaphraser, TemplateParaphraser, describe, keeps_markers
@@ -69,7 +69,7 @@ def test_openai_paraphraser_uses_good_replies_and_refuses_bad_ones(v1):
     text = "先用 get_price 查价"
     data = v1.model_dump(mode="json")
     data["skills"][1]["instructions"] = text
-    from hat_core.harness import Harness
+    from hat_core.harness.model import Harness
     out = describe(Harness.model_validate(data), random.Random(0), only("describe"), fake_bad)
     assert out.skill("price_coupon").instructions == text
 

@@ -6,7 +6,7 @@ import pytest
 from hsa_examples import HARNESSES
 
 from hat_core.errors import ConfigError
-from hat_core.harness import IDENTIFIER
+from hat_core.harness.model import IDENTIFIER
 from hat_core.hsa.heldout import HELDOUT_WORDS, name_is_heldout, pool_templates
 from hat_core.hsa.names import words
 from hat_core.hsa.rename import all_names

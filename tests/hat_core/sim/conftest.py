@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from harness_variants import rename
 
-from hat_core.harness import Harness
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
+from hat_core.harness.model import Harness
 from hat_core.sim.batch import world
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from hat_core.harness import Harness
-from hat_core.harness_io import harness_from_data
+from hat_core.harness.io import harness_from_data
+from hat_core.harness.model import Harness
 
 # The renamed variant: every tool and skill renamed, get_price's product_id -> item_id,
 # check_stock's params -> goods_code / spec.

@@ -10,7 +10,7 @@ from harness_variants import RENAME_MAP, edit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.batch import play, simulate, world
 from hat_core.sim.binding import bind
 from hat_core.sim.episode import AssistantTurn, HookFiring, ToolCall, analyse

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hat_core.harness_io import load_harness
+from hat_core.harness.io import load_harness
 from hat_core.sim.batch import world
 from hat_core.sim.policy import OraclePolicy
 from hat_core.sim.runner import run_episode

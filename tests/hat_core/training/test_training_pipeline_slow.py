@@ -39,7 +39,7 @@ def test_rl_tool_calls_execute_in_the_simulator(base_model, tmp_path):
     TRL runs the call on the environment, and the rewards see a successful call."""
     import json
 
-    from hat_core.harness_io import load_harness
+    from hat_core.harness.io import load_harness
     from hat_core.sim.batch import world
     from hat_core.sim.binding import bind
     from hat_core.sim.policy import OraclePolicy
