@@ -162,7 +162,7 @@ def retrain(harness_version: int | None = None, line: str | None = None,
     settings = load_settings()
     config = with_judge_endpoint(load_retrain_config(config_path), settings)
     db_url = settings.resolved_database_url()
-    gate = judge_gate(_sessions(db_url), config.eval, settings)  # refuses before any claim
+    gate = eval_judge_gate(_sessions(db_url), config.eval, settings)  # before any claim
     version, previous = resolve_version(_sessions(db_url), harness_version, line)
     trigger = trigger_kind(trigger)
     key = job_key(version.line, version.number, trigger)
@@ -327,21 +327,15 @@ def with_judge_endpoint(config: RetrainConfig, settings: Settings) -> RetrainCon
         ev, judge_base_url=settings.teacher_endpoint))
 
 
-def judge_gate(sessions: sessionmaker[Session], ev: EvalSettings,
-               settings: Settings) -> JudgeDecision:
-    """The judge gate before the job's evaluations: the rule judge passes; an LLM judge
-    needs the store's calibration to pass (`HAT_JUDGE_MIN_KAPPA` on `HAT_JUDGE_MIN_ITEMS`),
-    else `JudgeGateError` with the numbers and the fix. The flow has no override."""
-    from db.calibration_repo import judge_decision
-    from hat_core.evaluation.judging import check_judge_config, require_allowed, rule_decision
+def eval_judge_gate(sessions: sessionmaker[Session] | None, ev: EvalSettings,
+                    settings: Settings) -> JudgeDecision:
+    """`db.calibration_repo.judge_gate` on the retrain config's `eval.judge`, with the
+    settings' thresholds; the flow has no override."""
+    from db.calibration_repo import judge_gate
+    from hat_core.evaluation.judging import check_judge_config
 
-    config = check_judge_config(ev.judge_config(), where="eval.judge")
-    if config.kind == "rule":
-        return rule_decision()
-    with sessions() as s:
-        decision = judge_decision(s, config=config, min_kappa=settings.judge_min_kappa,
-                                  min_n=settings.judge_min_items)
-    return require_allowed(decision)
+    return judge_gate(sessions, config=check_judge_config(ev.judge_config(), where="eval.judge"),
+                      min_kappa=settings.judge_min_kappa, min_n=settings.judge_min_items)
 
 
 def make_tracking(settings: Settings) -> Tracking:

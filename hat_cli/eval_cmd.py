@@ -195,23 +195,18 @@ def run(
 
 
 def judge_gate(config, override: str | None):
-    """The judge gate's decision: the rule judge passes; an LLM judge needs the store's
-    calibration to pass (`JudgeGateError` with the numbers and the fix otherwise) or an
-    override reason, which the audit log records."""
-    from db.calibration_repo import judge_decision
-    from db.engine import in_transaction
+    """`db.calibration_repo.judge_gate` with the settings' thresholds; the store is opened
+    only for an LLM judge, and an override is said on stderr."""
+    from db.calibration_repo import judge_gate as gate
     from hat_cli.db_cmd import open_store, whoami
-    from hat_core.evaluation.judging import require_allowed, rule_decision
 
-    if config.kind == "rule":
-        return rule_decision()
     settings = _configured()
-    decision = in_transaction(open_store(), lambda s: judge_decision(
-        s, config=config, min_kappa=settings.judge_min_kappa,
-        min_n=settings.judge_min_items, override=override, actor=whoami()))
+    decision = gate(open_store() if config.kind != "rule" else None, config=config,
+                    min_kappa=settings.judge_min_kappa, min_n=settings.judge_min_items,
+                    override=override, actor=whoami())
     if decision.override:
         typer.echo(f"judge gate overridden ({decision.override}): {decision.reason}", err=True)
-    return require_allowed(decision)
+    return decision
 
 
 def _harness(arg: str | None):

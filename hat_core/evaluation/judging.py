@@ -8,7 +8,7 @@
 The rule judge reads the simulator's ground truth and needs no calibration. An LLM judge may
 stand in for it only when the store's calibration against human labels (`calibration`, from
 `db.calibration_repo.judge_calibration` on `config.source`) passes
-`hat_core.evidence.calibration.judge_gate`: Cohen's kappa at least `min_kappa` on at least
+`hat_core.evidence.calibration.calibration_gate`: Cohen's kappa at least `min_kappa` on at least
 `min_n` labelled items. An `override` reason lets a refused judge through; the decision keeps
 the reason, and the entry point records it (MLflow params, the audit log).
 `decision.params()` are the MLflow params that say which judge scored a run.
@@ -140,9 +140,9 @@ def gate_decision(config: JudgeConfig, calibration: Calibration | None, *,
     if calibration is None:
         passed, reason = False, f"no {config.source} items with both a judge and a human label"
     else:
-        from hat_core.evidence.calibration import judge_gate
+        from hat_core.evidence.calibration import calibration_gate
 
-        passed, reason = judge_gate(calibration, min_kappa=min_kappa, min_n=min_n)
+        passed, reason = calibration_gate(calibration, min_kappa=min_kappa, min_n=min_n)
     return JudgeDecision(config.kind, config.model, config.source,
                          calibration.n if calibration else 0,
                          calibration.kappa if calibration else None, min_kappa, min_n, passed,

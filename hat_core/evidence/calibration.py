@@ -3,7 +3,7 @@
 `calibrate(predicted, human)` (re-exported) gives accuracy, Cohen's kappa and the confusion
 matrix (rows: human). `label_agreement` splits it by label: for each label (`pass` and every
 failure type) the one-vs-rest 2x2 table, its Cohen's kappa (statsmodels `cohens_kappa`),
-recall (of the human's label, the share the judge found) and precision. `judge_gate` decides
+recall (of the human's label, the share the judge found) and precision. `calibration_gate` decides
 whether the judge may stand in for humans: overall kappa at least `min_kappa` (0.6 is
 "substantial", Landis and Koch 1977) on at least `min_n` items.
 """
@@ -19,7 +19,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from hat_core.sim.judge import Calibration, calibrate
 
-__all__ = ["Calibration", "LabelAgreement", "calibrate", "judge_gate", "label_agreement"]
+__all__ = ["Calibration", "LabelAgreement", "calibrate", "calibration_gate", "label_agreement"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _kappa(table: np.ndarray) -> float:
     return value if math.isfinite(value) else math.nan
 
 
-def judge_gate(calibration: Calibration, min_kappa: float = 0.6,
+def calibration_gate(calibration: Calibration, min_kappa: float = 0.6,
                min_n: int = 100) -> tuple[bool, str]:
     """(ok, reason): may this judge's verdicts stand in for human review?"""
     if calibration.n < min_n:

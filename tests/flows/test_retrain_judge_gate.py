@@ -11,7 +11,7 @@ from db.badcases_repo import add_bad_case, label_bad_case
 from db.engine import in_transaction
 from db.jobs_repo import list_jobs
 from flows.config import EvalSettings, retrain_config_from_dict
-from flows.retrain import judge_gate, retrain, with_judge_endpoint
+from flows.retrain import eval_judge_gate, retrain, with_judge_endpoint
 from hat_core.errors import ConfigError
 from hat_core.evaluation.errors import JudgeGateError
 from hat_core.settings import Settings
@@ -52,7 +52,7 @@ def test_the_flow_refuses_an_uncalibrated_llm_judge_before_claiming(
 def test_the_gate_passes_on_agreeing_labels_and_the_rule_judge_skips_it(store):
     settings = Settings(judge_min_items=12)
     with pytest.raises(JudgeGateError):
-        judge_gate(store, LLM, settings)
+        eval_judge_gate(store, LLM, settings)
 
     version = submit_variant(store, 902)
 
@@ -62,6 +62,6 @@ def test_the_gate_passes_on_agreeing_labels_and_the_rule_judge_skips_it(store):
             label_bad_case(s, bad_case_id=case.id, reviewer="rita", label=x,
                            review_state="confirmed")
     in_transaction(store, fill)
-    decision = judge_gate(store, LLM, settings)
+    decision = eval_judge_gate(store, LLM, settings)
     assert decision.passed and decision.n == 12 and decision.params()["judge.gate"] == "pass"
-    assert judge_gate(None, EvalSettings(), settings).judge == "rule"  # no store needed
+    assert eval_judge_gate(None, EvalSettings(), settings).judge == "rule"  # no store needed

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from hat_core.evidence.calibration import calibrate, judge_gate, label_agreement
+from hat_core.evidence.calibration import calibrate, calibration_gate, label_agreement
 
 HUMAN = ["pass"] * 6 + ["wrong_tool"] * 3 + ["no_answer"]
 JUDGE = ["pass"] * 5 + ["wrong_tool"] + ["wrong_tool"] * 2 + ["pass", "no_answer"]
@@ -38,11 +38,11 @@ def test_a_label_the_judge_never_uses_has_no_precision():
     assert skill.to_dict()["precision"] is None
 
 
-def test_judge_gate():
+def test_calibration_gate():
     good = calibrate(JUDGE * 20, HUMAN * 20)
-    ok, reason = judge_gate(good, min_kappa=0.6)
+    ok, reason = calibration_gate(good, min_kappa=0.6)
     assert ok and reason == f"kappa {good.kappa:.3f} >= 0.6 on 200 items"
-    ok, reason = judge_gate(good, min_kappa=0.7)
+    ok, reason = calibration_gate(good, min_kappa=0.7)
     assert not ok and reason.startswith("kappa 0.630 < 0.7 on 200 items")
-    ok, reason = judge_gate(calibrate(JUDGE, HUMAN), min_kappa=0.1)
+    ok, reason = calibration_gate(calibrate(JUDGE, HUMAN), min_kappa=0.1)
     assert not ok and reason == "only 10 calibration items (need 100)"
