@@ -3,8 +3,8 @@
 Promote a registered model version into slot `ab`, or roll the slot back, moving the MLflow
 registry aliases and recording the promotion in the store.
 
-`hat promote` / `hat rollback` (through `flows.release`) and the console's release page call
-these two functions. The rules are `hat_core.release.rules` (roles from the store's users, gates
+`hat promote` / `hat rollback`, the demo and the console's release page call these two
+functions. The rules are `hat_core.release.rules` (roles from the store's users, gates
 from `ModelVersion.gate_results`); the aliases are `hat_core.release.registry.ModelRegistry`.
 
 The store is the truth and its promotion row is the commit point: the registry is checked

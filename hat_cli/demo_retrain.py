@@ -3,7 +3,7 @@
 Each step runs the real thing in this process: `flows.stages.base_model_dir` (build or reuse
 the embedded base of the config's `base_size`), the `retrain` flow (`flows.retrain.retrain`,
 what `hat retrain` runs, with the service's own trigger kind `harness-change`, so its job is
-the one the service and the console see), and `flows.release.promote_version` (slot `ab`).
+the one the service and the console see), and `db.promotion.promote_slot` (slot `ab`).
 Verdicts are read back from the store and MLflow, so a re-run in the same home reports the
 jobs it finds "already handled" the same way.
 
@@ -222,16 +222,16 @@ def _fmt(value) -> str:
 
 
 def promote_champion(state, console: Console) -> None:
-    """Make the v1 candidate the champion of slot `ab` (`flows.release.promote_version`):
+    """Make the v1 candidate the champion of slot `ab` (`db.promotion.promote_slot`):
     the operator when its gates passed, else the admin with a stated override reason."""
-    from flows.release import promote_version
+    from db.promotion import promote_slot
 
     model = state.outcomes["v1"].model
     passed = bool(model.gate_results.get("passed"))
     actor = "operator" if passed else "admin"
     reason = "" if passed else ("demo: the first champion; its gates compared it with the "
                                 "untrained base model only")
-    done = promote_version(state.sessions(), state.tracking,
+    done = promote_slot(state.sessions(), state.tracking,
                            registry_name=state.config.registry_name, version=model.version,
                            actor=actor, slot="ab", override_reason=reason)
     what = "promoted" if done.changed else "already the champion:"

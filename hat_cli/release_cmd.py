@@ -3,7 +3,7 @@
 The actor is `--actor NAME`, default the operating-system user, and must be a user of the
 store with role operator or admin (`hat user add NAME --role operator`). A version that
 failed its gates is refused unless an admin gives `--override-reason`. Both commands are the
-one release path (`db.promotion`, through `flows.release`) that the console's release page
+one release path (`db.promotion`) that the console's release page
 uses too: MLflow aliases first, then the store's promotion row.
 """
 
@@ -36,10 +36,10 @@ def promote(
     registry_name: str = REGISTRY,
 ) -> None:
     """Make MODEL_VERSION the champion (alias `champion`; the old one `previous-champion`)."""
-    from flows.release import promote_version
+    from db.promotion import promote_slot
     from flows.retrain import make_tracking
 
-    result = promote_version(
+    result = promote_slot(
         open_store(), make_tracking(load_settings()), registry_name=_registry(registry_name),
         version=model_version, actor=actor or whoami(), slot=slot,
         override_reason=override_reason)
@@ -52,7 +52,7 @@ def promote(
 @exits_on_error
 def rollback(slot: str = SLOT, actor: str = ACTOR, registry_name: str = REGISTRY) -> None:
     """Give the champion alias back to the version the current champion replaced."""
-    from flows.release import rollback_slot
+    from db.promotion import rollback_slot
     from flows.retrain import make_tracking
 
     result = rollback_slot(open_store(), make_tracking(load_settings()),

@@ -19,8 +19,8 @@ from flow_helpers import add_role, submit_variant
 from db.badcases_repo import BadCaseFilter, count_bad_cases
 from db.flow_repo import find_model_version_for_job
 from db.jobs_repo import get_job, list_stage_runs
+from db.promotion import promote_slot
 from db.release_repo import list_eval_results
-from flows.release import promote_version
 from flows.retrain import HANDLED, retrain
 from flows.tracking import CHALLENGER, JOB_KEY, Tracking
 from hat_core.evaluation.badcases import read_bad_cases
@@ -95,7 +95,7 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     # the candidate becomes the champion; the next version is checked zero-shot against the
     # champion's reference numbers (the untrained test model scores the same on both)
     add_role(store, "ada", "admin")
-    promote_version(store, Tracking(mlflow_uri), registry_name=registry_name, version="1",
+    promote_slot(store, Tracking(mlflow_uri), registry_name=registry_name, version="1",
                     actor="ada", override_reason="" if gates["passed"] else "test")
     second = submit_variant(store, 2)
     checked = retrain(harness_version=second.number, config_path=config)

@@ -7,10 +7,11 @@ import pytest
 from flow_helpers import add_role, registered_version
 
 from db.audit_repo import list_audit
+from db.promotion import promote_slot, rollback_slot
 from db.release_repo import current_promotion, list_promotions
-from flows.release import ReleaseRefused, promote_version, rollback_slot
 from flows.tracking import CHALLENGER, CHAMPION, PREVIOUS
 from hat_core.errors import NotFoundError
+from hat_core.release.rules import ReleaseRefused
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def people(store):
 
 
 def promote(store, tracking, name, version, actor="olga", reason=""):
-    return promote_version(store, tracking, registry_name=name, version=version, actor=actor,
+    return promote_slot(store, tracking, registry_name=name, version=version, actor=actor,
                            override_reason=reason)
 
 
@@ -106,13 +107,13 @@ def test_mlflow_unreachable_or_refusing_leaves_the_store_unchanged(store, tracki
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
     for registry in (Tracking(dead), ModelRegistry(dead)):
         with pytest.raises(RegistryUnavailable, match="not reachable.*nothing was changed"):
-            promote_version(store, registry, registry_name=registry_name, version=v1,
+            promote_slot(store, registry, registry_name=registry_name, version=v1,
                             actor="olga")
     passing = {"passed": True, "gates": {"t1": {"passed": True, "reason": "ok"}}}
     in_transaction(store, lambda s: register_model_version(   # in the store, not in MLflow
         s, registry_name=f"{registry_name}-x", version="7", gate_results=passing))
     with pytest.raises(RegistryUnavailable, match="could not point alias 'champion'"):
-        promote_version(store, tracking, registry_name=f"{registry_name}-x", version="7",
+        promote_slot(store, tracking, registry_name=f"{registry_name}-x", version="7",
                         actor="olga")
     with store() as s:
         assert list_promotions(s) == []
