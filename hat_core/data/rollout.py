@@ -12,7 +12,6 @@ it. `make_variants` is the one place that calls HSA.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from hat_core.data.teacher import Teacher, TeacherError
 from hat_core.data.trajectory import Trajectory
 from hat_core.harness.model import Harness
 from hat_core.harness.render import render_tools
-from hat_core.hsa.augment import augment, variant_seed
+from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import config_from_data
 from hat_core.hsa.variant import RenameMap, Variant
 from hat_core.sim.binding import bind
@@ -64,13 +63,9 @@ def canonical_params(harness: Harness) -> dict[str, dict[str, str]]:
 
 
 def make_variants(harness: Harness, n: int, seed: int, hsa: Mapping, pool: str) -> list[Variant]:
-    """`n` HSA variants from `pool` (variant i seeded by `variant_seed(seed, i)`)."""
+    """`n` HSA variants from `pool` (variant i seeded by `variant_seed(seed, i, pool)`)."""
     config = config_from_data({**dict(hsa), "pool": pool}, source="data config: hsa")
-    out = []
-    for i in range(n):
-        s = variant_seed(seed, i)
-        out.append(augment(harness, random.Random(s), config, seed=s))
-    return out
+    return augment_many(harness, n, seed, config)
 
 
 def surface_of(variant: Variant, index: int, canonical: Mapping) -> Surface:

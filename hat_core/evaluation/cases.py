@@ -61,7 +61,7 @@ def original_surface(harness: Harness) -> Surface:
 
 def variant_surfaces(harness: Harness, n: int, seed: int, config: HsaConfig,
                      prefix: str = "h") -> list[Surface]:
-    """`n` HSA variants of `harness` (seeded by `variant_seed(seed, i)`) as surfaces."""
+    """`n` HSA variants of `harness` (seeded by `variant_seed(seed, i, config.pool)`)."""
     canonical = canonical_params(harness)
     out = []
     for i, v in enumerate(augment_many(harness, n, seed, config)):

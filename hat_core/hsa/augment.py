@@ -63,17 +63,21 @@ def augment(harness: Harness, rng: random.Random, config: HsaConfig | None = Non
 
 def augment_many(harness: Harness, n: int, seed: int, config: HsaConfig | None = None, *,
                  paraphraser: Paraphraser | None = None) -> list[Variant]:
-    """`n` variants; variant i uses `random.Random(variant_seed(seed, i))`."""
+    """`n` variants; variant i uses `random.Random(variant_seed(seed, i, config.pool))`."""
+    pool = (config or HsaConfig()).pool
     out = []
     for i in range(n):
-        s = variant_seed(seed, i)
+        s = variant_seed(seed, i, pool)
         out.append(augment(harness, random.Random(s), config, paraphraser=paraphraser, seed=s))
     return out
 
 
-def variant_seed(seed: int, index: int) -> int:
-    """A 63-bit seed for variant `index` of a run seeded with `seed`."""
-    digest = hashlib.sha256(f"hsa:{seed}:{index}".encode()).digest()
+def variant_seed(seed: int, index: int, pool: str = "train") -> int:
+    """A 63-bit seed for variant `index` of a run seeded with `seed`, drawing from `pool`.
+
+    The pool is part of the seed: training variants of seed 0 and held-out variants of
+    seed 0 must not draw the same transform sets in the same order."""
+    digest = hashlib.sha256(f"hsa:{pool}:{seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 

@@ -152,3 +152,26 @@ def test_edit_aware_raises_the_weights_of_the_weeks_change_kinds():
     assert "distractors" in transform_votes(d3)
     with pytest.raises(ValueError):
         edit_aware_config(base, d, boost=0.5)
+
+
+def test_variant_streams_are_separated_by_pool_seed_and_index():
+    from hat_core.hsa.augment import variant_seed
+
+    seeds = {variant_seed(s, i, pool) for s in range(3) for i in range(8)
+             for pool in ("train", "heldout")}
+    assert len(seeds) == 48
+    assert variant_seed(0, 0, "train") != variant_seed(0, 0, "heldout")
+
+
+def test_training_and_heldout_streams_of_one_seed_draw_different_transform_sets():
+    import random
+
+    from hat_core.hsa import HsaConfig
+    from hat_core.hsa.augment import choose_transforms, variant_seed
+
+    config = HsaConfig()  # the same transform weights on both sides: only the seed differs
+    train = [choose_transforms(random.Random(variant_seed(0, i, "train")), config)
+             for i in range(16)]
+    heldout = [choose_transforms(random.Random(variant_seed(0, i, "heldout")), config)
+               for i in range(16)]
+    assert train != heldout
