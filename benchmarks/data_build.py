@@ -30,18 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import one_core
+
 ROOT = Path(__file__).resolve().parent.parent
 V1 = ROOT / "examples" / "harnesses" / "v1.yaml"
 TINY = ROOT / "examples" / "configs" / "data_tiny.yaml"
-
-
-def one_core() -> str:
-    """Pin the process to one CPU where the OS allows it."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned"
 
 
 def run_once(args: argparse.Namespace) -> tuple[float, float, int, dict[str, float]]:

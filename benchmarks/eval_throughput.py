@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from machine import one_core
 
 from hat_core.evaluation.suites.registry import get_suite
 from hat_core.harness.io import load_harness
@@ -34,15 +35,6 @@ HARNESS = ROOT / "examples" / "harnesses" / "v1.yaml"
 BFCL = ROOT / "examples" / "bfcl"
 SIM_SUITES = ("t1", "t2", "tool_robustness", "prompt_robustness", "cot_length")
 MODEL_ONLY = ("ifeval", "tool_calls")
-
-
-def one_core() -> str:
-    """Pin the process to one CPU where the OS allows it."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned"
 
 
 def options(suite: str, episodes: int, args) -> dict:

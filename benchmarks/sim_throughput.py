@@ -13,11 +13,12 @@ max over the warm repeats per harness; exits 1 when a median is below `--goal`.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from machine import one_core
 
 from hat_core.harness.io import load_harness
 from hat_core.sim.batch import play, world
@@ -25,15 +26,6 @@ from hat_core.sim.policy import OraclePolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_HARNESSES = [ROOT / "examples" / "harnesses" / f"v{i}.yaml" for i in range(1, 5)]
-
-
-def one_core() -> str:
-    """Pin the process to one CPU where the OS allows it."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned"
 
 
 def measure(harness_path: Path, episodes: int, seed: int) -> tuple[float, int]:

@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from machine import one_core
+
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "examples" / "configs" / "rl_mini_harness.yaml"
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -48,15 +50,6 @@ class Measure:
     @property
     def wall_tps(self) -> float:
         return self.tokens / self.wall_s
-
-
-def one_core() -> str:
-    """Pin the process to one CPU where the OS allows it (less migration noise)."""
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned"
 
 
 def _tokens(history: list[dict]) -> float:

@@ -164,7 +164,7 @@ class OpenAITeacher(ChatTeacher):
 
         super().__init__(**kwargs)
         self.name, self.base_url, self.model = model, base_url, model
-        # One client shared by the worker threads (httpx clients are thread-safe); retries
+        # One client shared by the worker threads (the openai client is thread-safe); retries
         # happen here, in `ChatTeacher._answer`, not in the backend.
         self._backend = OpenAIBackend(base_url, model, timeout_s=self.timeout_s, retries=0,
                                       api_key=api_key)

@@ -7,10 +7,7 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-
-import httpx
 
 from hat_core.errors import HatError, NotFoundError, Problem
 from hat_core.inference.protocol import AssistantOutput, ToolCall, parse_qwen3
@@ -61,37 +58,55 @@ def _output(message: dict) -> AssistantOutput:
 
 
 class OpenAIBackend:
-    """`POST {base_url}/v1/chat/completions`, non-streaming, with timeouts and retries."""
+    """`POST {base_url}/v1/chat/completions`, non-streaming, through the `openai` client.
+
+    The client owns timeouts and retries: `timeout_s` per request, `retries` more attempts
+    after a connection error, a timeout, HTTP 408/409/429 or a 5xx, with its own exponential
+    backoff (0.5 s doubling up to 8 s, jittered; a short `Retry-After` is honoured). `backoff_s`
+    is accepted for callers of the former hand-written loop and not used. No proxy or other
+    setting comes from the environment's HTTP variables (`trust_env=False`); with no
+    `api_key`, a placeholder is sent (servers without keys ignore it).
+    """
 
     def __init__(self, base_url: str, model: str, *, timeout_s: float = 120.0,
                  retries: int = 2, backoff_s: float = 1.0, api_key: str | None = None):
+        import openai
+
         self.name, self.base_url, self.model = model, base_url.rstrip("/"), model
         self.retries, self.backoff_s = retries, backoff_s
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = httpx.Client(timeout=timeout_s, headers=headers, trust_env=False)
-
-    def _post(self, body: dict) -> dict:
-        errors = []
-        for attempt in range(self.retries + 1):
-            try:
-                resp = self.client.post(f"{self.base_url}/v1/chat/completions", json=body)
-                if resp.status_code < 500:
-                    resp.raise_for_status()
-                    return resp.json()
-                errors.append(f"HTTP {resp.status_code}")
-            except httpx.HTTPStatusError as exc:
-                raise BackendError(f"{self.base_url} refused the request: {exc}") from None
-            except (httpx.HTTPError, ValueError) as exc:
-                errors.append(f"{type(exc).__name__}: {exc}")
-            time.sleep(self.backoff_s * 2 ** attempt if attempt < self.retries else 0)
-        raise BackendError(f"{self.base_url} failed {self.retries + 1} time(s)",
-                           [Problem(f"attempt {i + 1}", e) for i, e in enumerate(errors)])
+        self.client = openai.OpenAI(
+            base_url=f"{self.base_url}/v1", api_key=api_key or "EMPTY", timeout=timeout_s,
+            max_retries=retries, http_client=openai.DefaultHttpx2Client(trust_env=False))
 
     def chat(self, messages: list[dict], tools: list[dict] | None = None, *,
              max_tokens: int = 512, temperature: float = 0.0) -> AssistantOutput:
-        body = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
-                "temperature": temperature} | ({"tools": tools} if tools else {})
-        return _output(self._post(body)["choices"][0]["message"])
+        import openai
+
+        extra = {"tools": tools} if tools else {}
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model, messages=messages, max_tokens=max_tokens,
+                temperature=temperature, **extra)
+        except openai.APIStatusError as exc:
+            problem = f"HTTP {exc.status_code}: {exc.response.text[:300]}"
+            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):  # retried
+                raise self._gave_up(problem) from None
+            raise BackendError(f"{self.base_url} refused the request: {problem}") from None
+        except openai.APIConnectionError as exc:  # refused, reset, timed out (retried)
+            cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+            raise self._gave_up(f"{type(exc).__name__}: {exc}{cause}") from None
+        except (openai.OpenAIError, ValueError) as exc:  # a body that is no chat completion
+            raise self._no_completion(f"{type(exc).__name__}: {exc}") from None
+        if not completion.choices:
+            raise self._no_completion("no choices")
+        return _output(completion.choices[0].message.model_dump())
+
+    def _no_completion(self, problem: str) -> BackendError:
+        return BackendError(f"{self.base_url} answered with no chat completion: {problem}")
+
+    def _gave_up(self, problem: str) -> BackendError:
+        return BackendError(f"{self.base_url} failed {self.retries + 1} time(s)",
+                            [Problem("last attempt", problem)])
 
     def close(self) -> None:
         self.client.close()

@@ -172,7 +172,7 @@ def test_a_checkpoint_against_the_production_baseline(store, mlflow_runs):
 def test_the_console_creates_the_same_review_and_checks_the_role(store, mlflow_runs):
     from db.users_repo import add_user
     from ui.auth import PermissionDenied
-    from ui.pairwise_view import create_review_from_checkpoints
+    from ui.views.pairwise import create_review_from_checkpoints
 
     add_checkpoint(store, mlflow_runs["stage"])
     users = in_transaction(store, lambda s: [

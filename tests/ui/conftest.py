@@ -13,9 +13,10 @@ from console_helpers import APP, PASSWORD, SECRET, home_with_registry
 
 @pytest.fixture(scope="session")
 def seeded_template(tmp_path_factory) -> tuple[Path, dict[str, int]]:
+    from demo_data import add_demo_history, add_demo_users
+
     from db.engine import in_transaction, make_engine, make_session_factory
     from db.migrate import upgrade
-    from ui.demo_data import add_demo_history, add_demo_users
 
     path = tmp_path_factory.mktemp("console") / "template.db"
     url = f"sqlite:///{path}"
@@ -31,8 +32,9 @@ def seeded_template(tmp_path_factory) -> tuple[Path, dict[str, int]]:
 @pytest.fixture(scope="session")
 def mlflow_template(tmp_path_factory) -> Path:
     """An MLflow SQLite store whose registry holds the demo model versions (champion: 1)."""
+    from demo_data import add_demo_registry
+
     from hat_core.release.registry import ModelRegistry
-    from ui.demo_data import add_demo_registry
 
     path = tmp_path_factory.mktemp("mlflow") / "mlflow.db"
     add_demo_registry(ModelRegistry(f"sqlite:///{path}"))

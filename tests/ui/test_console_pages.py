@@ -130,9 +130,10 @@ def test_viewer_cannot_label(console):
 
 
 def _aliases(console_db) -> dict[str, str]:
+    from demo_data import REGISTRY
+
     from hat_core.release.registry import ModelRegistry
     from hat_core.settings import load_settings
-    from ui.demo_data import REGISTRY
 
     return ModelRegistry(load_settings().resolved_mlflow_uri()).aliases(REGISTRY)
 

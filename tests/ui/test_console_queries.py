@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from demo_data import add_demo_history
 
 from db.console_queries import (
     audit_page,
@@ -17,7 +18,6 @@ from db.console_queries import (
 )
 from db.engine import in_transaction
 from db.release_repo import promote
-from ui.demo_data import add_demo_history
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ from hat_core.release.rules import (
 )
 from ui.auth import PERMISSIONS, ROLES, can, make_token, read_token
 from ui.nav import pages_for
-from ui.release_rules import gates_of, gates_passed, promotion_decision
-from ui.render_episode import episode_blocks
-from ui.retrain import start_retrain
-from ui.review import review_decision
-from ui.runs_view import comparison_rows, curve_points
+from ui.views.episode import episode_blocks
+from ui.views.release import gates_of, gates_passed, promotion_decision
+from ui.views.retrain import start_retrain
+from ui.views.review import review_decision
+from ui.views.runs import comparison_rows, curve_points
 
 SECRET = b"s3cret"
 

@@ -9,10 +9,10 @@ import pytest
 
 from db.values import User
 from hat_core.errors import ConfigError
-from ui.ab_view import analyze_upload, day_points, interval_points, lift_rows, srm_line
 from ui.auth import PermissionDenied
 from ui.nav import pages_for
-from ui.pairwise_view import close_review, create_review, first_unvoted, parse_seed, vote
+from ui.views.ab import analyze_upload, day_points, interval_points, lift_rows, srm_line
+from ui.views.pairwise import close_review, create_review, first_unvoted, parse_seed, vote
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ab" / "sample.csv"
 EVIDENCE = {"A/B tests", "Pairwise review", "Judge calibration"}

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from db.values import StageRunInfo
-from ui.mlflow_curves import stage_curves
-from ui.runs_view import reward_points
+from ui.views.mlflow_curves import stage_curves
+from ui.views.runs import reward_points
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.retrain import recent_flow_runs, start_retrain
+from ui.views.retrain import recent_flow_runs, start_retrain
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,10 @@ from db.errors import StoreError
 from hat_core.errors import ConfigError
 from hat_core.evidence.options import BOOTSTRAP_METHODS, CORRECTIONS
 from ui import store
-from ui.ab_view import (
+from ui.auth import PermissionDenied
+from ui.flash import flash_and_rerun, show_flash
+from ui.session import allowed, require_user
+from ui.views.ab import (
     SUFFIXES,
     analyze_upload,
     day_points,
@@ -21,9 +24,6 @@ from ui.ab_view import (
     srm_line,
     upload_columns,
 )
-from ui.auth import PermissionDenied
-from ui.flash import flash_and_rerun, show_flash
-from ui.session import allowed, require_user
 
 
 def show_result(result: dict) -> None:

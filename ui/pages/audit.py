@@ -4,8 +4,8 @@ import streamlit as st
 
 from db.console_queries import audit_page
 from ui import store
-from ui.paging import PAGE, cursor, pager, reset
 from ui.session import require_user
+from ui.views.paging import PAGE, cursor, pager, reset
 
 require_user("audit.view")
 st.title("Audit log")

@@ -12,10 +12,10 @@ from hat_core.errors import NotFoundError
 from hat_core.sim.judge import FAILURE_TYPES
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
-from ui.paging import PAGE, cursor, pager, reset
-from ui.render_episode import show_episode
-from ui.review import NOT_A_FAILURE, case_rows, label_case, queue_filter
 from ui.session import allowed, require_user
+from ui.views.episode import show_episode
+from ui.views.paging import PAGE, cursor, pager, reset
+from ui.views.review import NOT_A_FAILURE, case_rows, label_case, queue_filter
 
 
 @st.cache_data(ttl=300, show_spinner=False)

@@ -6,10 +6,11 @@ import streamlit as st
 from db.console_queries import models_page
 from db.release_repo import current_promotion, list_eval_results
 from hat_core.release.rules import SLOT
-from ui import charts, store
-from ui.mlflow_links import mlflow_ui_base, model_link, run_link
-from ui.runs_view import comparison_rows, latency_rows, long_form
+from ui import store
 from ui.session import require_user
+from ui.views import charts
+from ui.views.mlflow_links import mlflow_ui_base, model_link, run_link
+from ui.views.runs import comparison_rows, latency_rows, long_form
 
 require_user("runs.view")
 st.title("Compare checkpoints")

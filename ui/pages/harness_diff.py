@@ -5,8 +5,8 @@ import streamlit as st
 
 from db.harness_repo import get_version, latest_version, list_lines
 from ui import store
-from ui.harness_view import as_yaml, change_rows, rendered_text, semantic_diff, side_by_side
 from ui.session import require_user
+from ui.views.harness import as_yaml, change_rows, rendered_text, semantic_diff, side_by_side
 
 require_user("harness.view")
 st.title("Harness diff")

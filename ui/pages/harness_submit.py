@@ -9,8 +9,8 @@ from db.harness_repo import find_version_by_hash, latest_version, list_lines
 from hat_core.diff.api import diff_harness
 from hat_core.events import announce_version_created, prefect_api_url
 from ui import store
-from ui.harness_view import as_yaml, change_rows, submit_valid, validate_text
 from ui.session import require_user
+from ui.views.harness import as_yaml, change_rows, submit_valid, validate_text
 
 user = require_user("harness.submit")
 st.title("Edit and submit a harness")

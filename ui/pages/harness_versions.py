@@ -5,9 +5,9 @@ import streamlit as st
 
 from db.harness_repo import list_lines
 from ui import store
-from ui.harness_view import as_yaml, rendered_text, version_rows
-from ui.paging import PAGE, cursor, pager, reset
 from ui.session import require_user
+from ui.views.harness import as_yaml, rendered_text, version_rows
+from ui.views.paging import PAGE, cursor, pager, reset
 
 require_user("harness.view")
 st.title("Harness versions")

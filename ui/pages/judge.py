@@ -5,8 +5,8 @@ matrix, and the gate's verdict at the configured kappa threshold."""
 import streamlit as st
 
 from ui import store
-from ui.judge_view import TITLES, calibrations, confusion_rows, label_rows, summary_row
 from ui.session import require_user
+from ui.views.judge import TITLES, calibrations, confusion_rows, label_rows, summary_row
 
 require_user("evidence.view")
 st.title("Judge calibration")

@@ -20,7 +20,8 @@ from hat_core.errors import HatError
 from ui import store
 from ui.auth import PermissionDenied
 from ui.flash import flash_and_rerun, show_flash
-from ui.pairwise_view import (
+from ui.session import allowed, require_user
+from ui.views.pairwise import (
     CHOICE_LABELS,
     PRODUCTION,
     close_review,
@@ -33,7 +34,6 @@ from ui.pairwise_view import (
     review_rows,
     vote,
 )
-from ui.session import allowed, require_user
 
 
 def new_review_form() -> None:

@@ -10,8 +10,9 @@ from db.release_repo import list_promotions
 from hat_core.errors import HatError
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
-from ui.paging import PAGE, cursor, pager
-from ui.release_rules import (
+from ui.session import allowed, require_user
+from ui.views.paging import PAGE, cursor, pager
+from ui.views.release import (
     SLOT,
     gates_of,
     gates_passed,
@@ -20,7 +21,6 @@ from ui.release_rules import (
     rollback_model,
     slot_view,
 )
-from ui.session import allowed, require_user
 
 user = require_user("release.view")
 st.title("Release")

@@ -7,9 +7,9 @@ from db.console_queries import jobs_page
 from db.harness_repo import latest_version, list_lines
 from db.models import JOB_STATES
 from ui import store
-from ui.paging import PAGE, cursor, pager, reset
-from ui.retrain import DEPLOYMENT, prefect_api_url, recent_flow_runs, start_retrain
 from ui.session import allowed, require_user
+from ui.views.paging import PAGE, cursor, pager, reset
+from ui.views.retrain import DEPLOYMENT, prefect_api_url, recent_flow_runs, start_retrain
 
 user = require_user("runs.view")
 st.title("Retrain jobs")

@@ -12,6 +12,7 @@ from hat_core.evaluation.report import EvalReport, write_report
 from hat_core.evaluation.suites.registry import SUITES, SuiteResult, get_suite, register
 from hat_core.inference.backends import BackendError, OpenAIBackend, TransformersBackend
 from hat_core.inference.protocol import AssistantOutput, InferenceBackend, parse_qwen3
+from hat_core.inference.server import free_port
 from hat_core.latency.measure import LatencyReport, Timing, evaluate_gates, summarise_level
 from hat_core.latency.profiles import get_profile
 
@@ -35,7 +36,7 @@ def test_parse_qwen3_keeps_malformed_calls_and_plain_text():
 
 def test_openai_backend_retries_then_answers():
     with fake_server(fail_first=2, reply=lambda b: "<think>嗯</think>好的") as (url, state):
-        backend = OpenAIBackend(url, "m", retries=2, backoff_s=0.01)
+        backend = OpenAIBackend(url, "m", retries=2)  # the client backs off 0.5 s, 1 s
         out = backend.chat([{"role": "user", "content": "hi"}], max_tokens=5)
         backend.close()
     assert out == AssistantOutput("好的", "嗯")
@@ -45,10 +46,30 @@ def test_openai_backend_retries_then_answers():
 
 def test_openai_backend_gives_up_after_its_retries():
     with fake_server(fail_first=5) as (url, _):
-        backend = OpenAIBackend(url, "m", retries=1, backoff_s=0.01)
+        backend = OpenAIBackend(url, "m", retries=1)
         with pytest.raises(BackendError) as err:
             backend.chat([{"role": "user", "content": "hi"}])
     assert "HTTP 500" in err.value.report()
+
+
+def test_openai_backend_reads_no_proxy_from_the_environment(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with fake_server() as (url, state):
+        backend = OpenAIBackend(url, "m", retries=0)
+        assert backend.chat([{"role": "user", "content": "hi"}]) == AssistantOutput("好的")
+        backend.close()
+    assert len(state.bodies) == 1
+
+
+def test_openai_backend_names_a_refused_connection():
+    backend = OpenAIBackend(f"http://127.0.0.1:{free_port()}", "m", retries=0, timeout_s=5)
+    with pytest.raises(BackendError) as err:
+        backend.chat([{"role": "user", "content": "hi"}])
+    backend.close()
+    assert "failed 1 time(s)" in str(err.value) and "APIConnectionError" in err.value.report()
 
 
 class CannedBackend:

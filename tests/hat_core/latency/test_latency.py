@@ -45,6 +45,18 @@ def test_nearest_rank_percentiles_of_known_values():
     assert percentile([7.0], 99) == 7.0
 
 
+def test_percentiles_match_a_hand_computation_on_a_small_list():
+    # n = 5 sorted [15, 20, 35, 40, 50]; rank ceil(p / 100 * 5), rank 1 for p = 0:
+    # P0 -> 1, P5 -> ceil(0.25) = 1, P20 -> 1, P30 -> ceil(1.5) = 2, P40 -> 2,
+    # P50 -> ceil(2.5) = 3, P75 -> ceil(3.75) = 4, P95 -> ceil(4.75) = 5, P100 -> 5
+    values = [35, 50, 15, 40, 20]
+    by_hand = {0: 15, 5: 15, 20: 15, 30: 20, 40: 20, 50: 35, 75: 40, 95: 50, 100: 50}
+    assert {p: percentile(values, p) for p in by_hand} == by_hand
+    assert all(type(percentile(values, p)) is int for p in by_hand)  # a measured value
+    d = distribution(values)
+    assert (d.count, d.p50, d.p95, d.p99, d.max, d.mean) == (5, 35, 50, 50, 50, 32.0)
+
+
 def test_percentile_input_errors_and_distribution():
     with pytest.raises(ValueError):
         percentile([], 50)

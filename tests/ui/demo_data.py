@@ -1,6 +1,6 @@
-"""Demo and test data for the console: one user per role, and a small history.
+"""Test data for the console tests: one user per role, and a small history.
 
-    from ui.demo_data import add_demo_users, add_demo_history
+    from demo_data import add_demo_users, add_demo_history
     in_transaction(sessions, lambda s: add_demo_users(s, password="..."))
     in_transaction(sessions, add_demo_history)
 
@@ -34,7 +34,7 @@ from hat_core.release.registry import ModelRegistry
 from hat_core.release.rules import CHAMPION, SLOT
 from hat_core.sim.batch import make_policy, simulate
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "harnesses"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"
 DEMO_ROLES = ("viewer", "reviewer", "operator", "admin")
 REGISTRY = "live-stream-avatar"
 

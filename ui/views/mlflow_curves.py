@@ -1,7 +1,7 @@
 """Metric curves of a job's stages read from MLflow (the runs the flows logged).
 
 Only on demand (importing mlflow takes seconds): `stage_curves(tracking_uri, stages)` gives
-the same long-form points as `runs_view.curve_points` for every metric of each stage's run.
+the same long-form points as `ui.views.runs.curve_points` for every metric of each stage's run.
 An unreachable store or an unknown run is reported, not raised.
 """
 
