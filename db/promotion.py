@@ -3,9 +3,10 @@
 Promote a registered model version into slot `ab`, or roll the slot back, moving the MLflow
 registry aliases and recording the promotion in the store.
 
-`hat promote` / `hat rollback`, the demo and the console's release page call these two
-functions. The rules are `hat_core.release.rules` (roles from the store's users, gates
-from `ModelVersion.gate_results`); the aliases are `hat_core.release.registry.ModelRegistry`.
+`hat promote` / `hat rollback`, the demo and the console's release page call these two functions;
+`slot_view` is what the slot holds now (champion, challenger, previous champion). The rules are
+`hat_core.release.rules` (roles from the store's users, gates from `ModelVersion.gate_results`); the
+aliases are `hat_core.release.registry.ModelRegistry`.
 
 The store is the truth and its promotion row is the commit point: the registry is checked
 and the aliases are set first, then the row is written. MLflow down or refusing: nothing is
@@ -21,12 +22,43 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction
 from db.flow_repo import find_model_version
-from db.release_repo import current_promotion, get_model_version, promote
+from db.release_repo import current_promotion, get_model_version, list_model_versions, promote
 from db.users_repo import get_user
 from db.values import ModelVersion, Promotion
 from hat_core.errors import NotFoundError
 from hat_core.release.registry import ModelRegistry
-from hat_core.release.rules import SLOT, check_actor, check_promotion, rollback_target
+from hat_core.release.rules import (
+    SLOT,
+    Candidate,
+    challenger_of,
+    check_actor,
+    check_promotion,
+    rollback_target,
+)
+
+CHALLENGER_SCAN = 200  # the challenger is among the newest registered versions
+
+
+@dataclass(frozen=True)
+class SlotView:
+    """The A/B slot as the store has it: A (champion), B (challenger), the replaced champion."""
+
+    promotion: Promotion | None
+    champion: ModelVersion | None
+    challenger: ModelVersion | None
+    previous: ModelVersion | None
+
+
+def slot_view(session: Session, *, slot: str = SLOT) -> SlotView:
+    """The slot's current promotion and its models; the challenger by `challenger_of`."""
+    current = current_promotion(session, slot=slot)
+    champion_id = current.model_version_id if current else None
+    previous_id = current.previous_model_version_id if current else None
+    recent = list_model_versions(session, limit=CHALLENGER_SCAN)
+    challenger_id = challenger_of([Candidate(m.id, m.gate_results) for m in recent],
+                                  champion_id, previous_id)
+    return SlotView(current, _model(session, champion_id), _model(session, challenger_id),
+                    _model(session, previous_id))
 
 
 @dataclass(frozen=True)
@@ -109,6 +141,12 @@ def _stored(session: Session, registry_name: str, version: str) -> ModelVersion:
     if found is None:
         raise NotFoundError(f"model version {registry_name}/{version} is not in the store")
     return found
+
+
+def _model(session: Session, model_version_id: int | None) -> ModelVersion | None:
+    if model_version_id is None:
+        return None
+    return get_model_version(session, model_version_id=model_version_id)
 
 
 def _version(session: Session, model_version_id: int | None) -> str | None:

@@ -1,8 +1,9 @@
-"""The console's one database connection: a cached session factory from the settings.
+"""The console's connections: a cached session factory from the settings, and the registry.
 
 `read(fn)` runs `fn(session)` in a short read session; `write(fn)` runs it in one
 transaction (`db.engine.in_transaction`, retried on transient conflicts). The database is
-`HAT_DATABASE_URL`, else the embedded SQLite file under `HAT_HOME`.
+`HAT_DATABASE_URL`, else the embedded SQLite file under `HAT_HOME`. `registry()` is the
+MLflow model registry the flows use (`HAT_MLFLOW_TRACKING_URI`, else under `HAT_HOME`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import streamlit as st
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction, make_engine, make_session_factory
+from hat_core.release.registry import ModelRegistry
 from hat_core.settings import Settings, load_settings
 
 T = TypeVar("T")
@@ -43,3 +45,8 @@ def read(fn: Callable[[Session], T]) -> T:
 def write(fn: Callable[[Session], T]) -> T:
     """`fn(session)` in one committed transaction."""
     return in_transaction(sessions(), fn)
+
+
+def registry() -> ModelRegistry:
+    """The MLflow registry of the settings (aliases of the A/B slot)."""
+    return ModelRegistry(settings().resolved_mlflow_uri())

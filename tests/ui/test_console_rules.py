@@ -13,12 +13,14 @@ from hat_core.release.rules import (
     challenger_of,
     check_actor,
     check_promotion,
+    gates_of,
+    gates_passed,
+    promotion_decision,
     rollback_target,
 )
 from ui.auth import PERMISSIONS, ROLES, can, make_token, read_token
 from ui.nav import pages_for
 from ui.views.episode import episode_blocks
-from ui.views.release import gates_of, gates_passed, promotion_decision
 from ui.views.retrain import start_retrain
 from ui.views.review import review_decision
 from ui.views.runs import comparison_rows, curve_points

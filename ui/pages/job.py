@@ -6,12 +6,12 @@ import streamlit as st
 from db.console_queries import job_listing, models_of_job
 from db.jobs_repo import list_stage_runs
 from db.release_repo import list_eval_results
+from hat_core.release.rules import gates_of
 from ui import store
 from ui.session import require_user
 from ui.views import charts
 from ui.views.mlflow_curves import stage_curves
 from ui.views.mlflow_links import mlflow_ui_base, model_link, run_link
-from ui.views.release import gates_of
 from ui.views.runs import curve_points, eval_rows, latency_rows, reward_points, stage_rows
 
 require_user("runs.view")

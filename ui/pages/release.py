@@ -6,21 +6,14 @@ import streamlit as st
 
 from db.audit_repo import list_audit
 from db.console_queries import models_by_ids, models_page
+from db.promotion import promote_slot, rollback_slot, slot_view
 from db.release_repo import list_promotions
 from hat_core.errors import HatError
+from hat_core.release.rules import SLOT, gates_of, gates_passed
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
 from ui.session import allowed, require_user
 from ui.views.paging import PAGE, cursor, pager
-from ui.views.release import (
-    SLOT,
-    gates_of,
-    gates_passed,
-    promote_model,
-    registry_of,
-    rollback_model,
-    slot_view,
-)
 
 user = require_user("release.view")
 st.title("Release")
@@ -71,9 +64,9 @@ with previous:
         st.markdown(f"**{_label(view.previous)}**")
         if allowed("release.rollback") and st.button("Roll back to it", key="rollback_ab"):
             try:
-                done = rollback_model(store.sessions(), registry_of(store.settings()),
-                                      user=user, champion=view.champion,
-                                      reason="console rollback")
+                done = rollback_slot(store.sessions(), store.registry(),
+                                     registry_name=view.champion.registry_name,
+                                     actor=user.name, reason="console rollback")
             except HatError as exc:
                 st.error(f"Rollback failed: {exc.report()}")
             else:
@@ -82,7 +75,7 @@ with previous:
 
 if st.button("Show the MLflow aliases", key="show_aliases") and view.champion is not None:
     try:
-        registry = registry_of(store.settings())
+        registry = store.registry()
         registry.check()
         st.json(registry.aliases(view.champion.registry_name))
     except HatError as exc:
@@ -116,8 +109,9 @@ if allowed("release.promote") and candidates:
     if go:
         model = by_id[chosen].model
         try:
-            done = promote_model(store.sessions(), registry_of(store.settings()), user=user,
-                                 model=model, override_reason=reason or "")
+            done = promote_slot(store.sessions(), store.registry(),
+                                registry_name=model.registry_name, version=model.version,
+                                actor=user.name, override_reason=reason or "")
         except HatError as exc:
             st.error(f"Promotion refused: {exc.report()}")
         else:
