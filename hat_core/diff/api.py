@@ -8,8 +8,11 @@ or on the command line: `hat harness diff v1.yaml v2.yaml [--json]`. Pure: no I/
 
 Matching. Skills, tools, prompt sections and hooks are matched by id; skills and tools whose
 id is missing (id := name on load) are paired by similarity (`hat_core.diff.match`) and
-reported as renamed. Parameters are matched by name, then by identical schema and
-required-ness (a rename), then by similar description (a rename with other changes).
+reported as renamed. Parameters are matched by name, then left-overs by combined evidence
+(`hat_core.diff.param_match`, the matcher the simulator binds with): a plausible pair has a
+similar description, or identical schema and required-ness, or a compatible type and a shared
+name word; the best-scoring pairs (description, schema, required-ness, name, position) are taken
+first. A pair's other differences are reported besides the rename.
 
 Classification. *Surface* is what HSA varies and a model trained with HSA should already
 handle: renames, rewording, reordering, style. *Semantic* is a new or lost capability, a
@@ -19,8 +22,8 @@ changed call schema or a changed rule. In detail:
 - skill: renamed; description, instructions or triggers reworded; its tools reordered:
   surface. Added, removed, or a tool id added to / removed from it: semantic.
 - tool: renamed; description or returns reworded: surface. Added, removed: semantic.
-- parameter: renamed (identical schema and required-ness, or similar description; any other
-  difference of the pair is reported besides); description/title reworded; parameters
+- parameter: renamed (paired by evidence, above; any other difference of the pair is reported
+  besides); description/title reworded; parameters
   reordered: surface. Added, removed; type, required, enum or any other keyword (minimum,
   maximum, items, pattern, ...) changed: semantic.
 - section: title renamed; body reworded; sections reordered: surface. Added, removed; the

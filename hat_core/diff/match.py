@@ -6,9 +6,8 @@ id its name as id, so `id == name` marks a missing id): an explicit id that is r
 another explicit id is a removal plus an addition, not a rename.
 Tools score by parameter schema (descriptions stripped) and description + returns; skills by
 their tool set and description + instructions; a pair needs `THRESHOLD`. The best-scoring
-pairs are taken first. Parameters are matched by name, then a left-over pair with identical
-schema and required-ness is a rename, then a pair with similar non-empty descriptions
-(`PARAM_THRESHOLD`) is a rename plus whatever else changed.
+pairs are taken first. Parameters are paired by `hat_core.diff.param_match` (by name, then by
+combined evidence), the matcher the simulator's binding uses too.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ T = TypeVar("T")
 Scorer = Callable[[Any, Any], float]
 
 THRESHOLD = 0.7
-PARAM_THRESHOLD = 0.6
 SCHEMA_WEIGHT = 0.4
 TEXT_KEYS = frozenset({"description", "title"})
 NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
@@ -61,14 +59,15 @@ class Matching(Generic[T]):
     def after_keys_in_before_order(self, key: Callable[[T], str]) -> list[str]:
         return [key(p.after) for p in sorted(self.pairs, key=lambda p: p.i)]
 
-
-@dataclass(frozen=True)
-class Param:
-    """One tool parameter: name, JSON Schema and whether it is required."""
-
-    name: str
-    schema: dict
-    required: bool
+    @classmethod
+    def from_links(cls, before: Sequence[T], after: Sequence[T],
+                   links: dict[int, tuple[int, float | None]], **extra: Any):
+        """The matching of `links` `{after index: (before index, score or None)}`."""
+        pairs = tuple(Pair(before[i], after[j], i, j, s) for j, (i, s) in sorted(links.items()))
+        used = {p.i for p in pairs}
+        return cls(pairs=pairs,
+                   removed=tuple(b for i, b in enumerate(before) if i not in used),
+                   added=tuple(a for j, a in enumerate(after) if j not in links), **extra)
 
 
 def match(before: Sequence[T], after: Sequence[T], key: Callable[[T], str],
@@ -85,17 +84,7 @@ def match(before: Sequence[T], after: Sequence[T], key: Callable[[T], str],
 
         for i, j, s in pair_by_score(left_b, left_a, score, threshold):
             links[j] = (i, s)
-    return _matching(before, after, links)
-
-
-def _matching(before: Sequence[T], after: Sequence[T], links: dict) -> Matching[T]:
-    pairs = tuple(Pair(before[i], after[j], i, j, s) for j, (i, s) in sorted(links.items()))
-    used = {p.i for p in pairs}
-    return Matching(
-        pairs=pairs,
-        removed=tuple(b for i, b in enumerate(before) if i not in used),
-        added=tuple(a for j, a in enumerate(after) if j not in links),
-    )
+    return Matching.from_links(before, after, links)
 
 
 def pair_by_score(left: list[int], right: list[int], score: Callable[[int, int], float],
@@ -126,19 +115,6 @@ def match_skills(before: Sequence[Skill], after: Sequence[Skill],
     """Skills by id, then id-less left-overs by `skill_similarity` (tool ids mapped)."""
     scorer = _when_inferred(lambda a, b: skill_similarity(a, b, tool_map))
     return match(before, after, _id, [(scorer, THRESHOLD)])
-
-
-def match_params(before: Tool, after: Tool) -> Matching[Param]:
-    """Parameters by name, then identical schema (a rename), then similar description."""
-    stages = [(_same_param_schema, 1.0), (_param_text_similarity, PARAM_THRESHOLD)]
-    return match(tool_params(before), tool_params(after), lambda p: p.name, stages)
-
-
-def tool_params(tool: Tool) -> list[Param]:
-    """The tool's parameters in declaration order."""
-    required = set(tool.parameters.get("required", []))
-    props = tool.parameters.get("properties", {})
-    return [Param(name, schema, name in required) for name, schema in props.items()]
 
 
 def text_similarity(a: str, b: str) -> float:
@@ -188,15 +164,3 @@ def _id(element: Skill | Tool) -> str:
 def _when_inferred(scorer: Scorer) -> Scorer:
     """Score only pairs where at least one side's id was inferred from its name."""
     return lambda a, b: scorer(a, b) if a.id == a.name or b.id == b.name else 0.0
-
-
-def _same_param_schema(a: Param, b: Param) -> float:
-    same = a.required == b.required and strip_text(a.schema) == strip_text(b.schema)
-    return 1.0 if same else 0.0
-
-
-def _param_text_similarity(a: Param, b: Param) -> float:
-    da, db = a.schema.get("description", ""), b.schema.get("description", "")
-    if not (isinstance(da, str) and isinstance(db, str) and da and db):
-        return 0.0
-    return text_similarity(da, db)

@@ -1,6 +1,6 @@
 """The parameter part of a harness diff: how one tool's JSON-Schema parameters changed.
 
-Parameters are paired by `hat_core.diff.match.match_params`. A rename, a reworded
+Parameters are paired by `hat_core.diff.param_match.match_params`. A rename, a reworded
 `description`/`title` and a new parameter order are surface; an added or removed parameter,
 a changed type, required-ness or enum, and any other changed keyword (minimum, maximum,
 items, pattern, format, default, additionalProperties ...) are semantic.
@@ -8,7 +8,8 @@ items, pattern, format, default, additionalProperties ...) are semantic.
 
 from __future__ import annotations
 
-from hat_core.diff.match import TEXT_KEYS, Param, match_params, strip_text
+from hat_core.diff.match import TEXT_KEYS, strip_text
+from hat_core.diff.param_match import Param, match_params
 from hat_core.diff.result import (
     Change,
     list_delta,

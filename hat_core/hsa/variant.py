@@ -58,11 +58,17 @@ class RenameMap:
 
         `canonical` maps the original harness's parameters to the simulator's canonical ones
         per tool (`{tool_id: {old_param: canonical}}`); without it old names are canonical.
+        A parameter of a tool in `canonical` that has no canonical counterpart there (a
+        parameter the simulator does not bind, a tool it does not implement) gives no hint.
         """
         out: dict[str, dict[str, str]] = {}
         for tool_id, renames in self.params.items():
-            to_canon = (canonical or {}).get(tool_id, {})
-            out[tool_id] = {new: to_canon.get(old, old) for old, new in renames.items()}
+            if canonical is not None and tool_id in canonical:
+                to_canon = canonical[tool_id]
+                out[tool_id] = {new: to_canon[old] for old, new in renames.items()
+                                if old in to_canon}
+            else:
+                out[tool_id] = {new: old for old, new in renames.items()}
         return {k: v for k, v in out.items() if v}
 
     def to_dict(self) -> dict:

@@ -1,12 +1,18 @@
 """How one harness's surface maps onto the simulator's tools: names, parameters, skills.
 
-Tools are matched by their stable `id`. For each canonical parameter of a tool the harness
-parameter is found by, in order: the same name; the HSA rename map
-`{tool_id: {variant_param: canonical_param}}`; the unique not-yet-bound harness parameter of
-an accepted JSON type; among several such, the unique one sharing a name word (`coupon_code`
-for `coupon_ids`). Otherwise the canonical parameter is unbound (its default applies). A
-required harness parameter with no canonical counterpart gets a filler value from its schema
-(`default`, first `enum`, else an empty value of its type) when the oracle calls the tool.
+Tools are matched by their stable `id`. A harness tool's parameters are paired with the
+reference parameters of its implementation (`ToolSpec.reference`: canonical names, JSON
+Schemas with descriptions, the implementation's accepted types) by the diff's parameter
+matcher, `hat_core.diff.param_match.pair_params`: same name; then the HSA rename map
+`{tool_id: {variant_param: canonical_param}}` as checked hints; then combined evidence
+(description, schema, required-ness, name words, position). A hint naming a missing or
+already-bound parameter, a type the canonical parameter does not accept, or a pair the
+evidence clearly beats is refused and listed in `ToolBinding.refused` (and
+`Binding.refused_hints`); the evidence then decides. A canonical parameter left unpaired is
+unbound (its default applies). A required harness parameter with no canonical counterpart gets
+a filler value from its schema (`default`, first `enum`, else an empty value of its type) when
+the oracle calls the tool. A tool with no implementation binds no parameters and takes no
+hints (every call to it is `not_implemented`).
 
 `bind(harness, rename_map)` is cached by the harness's content hash, the rename map and the
 active render profile (`hat_core.harness.render.use_profile`), so per-harness work (binding,
@@ -16,22 +22,21 @@ rendering, compiled JSON-Schema validators) happens once.
 from __future__ import annotations
 
 import json
-import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from hat_core.diff.param_match import HintRefusal, Param, pair_params, schema_params, tool_params
 from hat_core.harness.model import Harness, Tool, canonical_dumps
 from hat_core.harness.render import Rendered, active_profile, render
-from hat_core.sim.tools import TOOLS, Param
+from hat_core.sim.tools import TOOLS
 
 RenameMap = Mapping[str, Mapping[str, str]]
 _CACHE_SIZE = 64
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_TYPE_GROUPS = {"integer": "number"}
 _EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 
 
@@ -46,6 +51,7 @@ class ToolBinding:
     fillers: Mapping[str, Any]  # required surface params no canonical param binds
     implemented: bool
     validator: Any  # a compiled jsonschema validator
+    refused: tuple[HintRefusal, ...] = ()  # rename-map hints not taken, with the reason
 
     def canonical_args(self, args: dict) -> dict:
         """Surface arguments -> canonical ones (unbound surface arguments are dropped)."""
@@ -70,6 +76,11 @@ class Binding:
     skill_ids_by_name: Mapping[str, str]
     skill_names_by_id: Mapping[str, str]
     skill_of_tool: Mapping[str, str]  # tool id -> the smallest skill id that lists it
+
+    @property
+    def refused_hints(self) -> dict[str, tuple[HintRefusal, ...]]:
+        """Per tool id, the rename-map hints that were refused (empty when all were taken)."""
+        return {t.tool_id: t.refused for t in self.tools_by_id.values() if t.refused}
 
 
 _IDENTITY: OrderedDict[int, tuple[Harness, str]] = OrderedDict()
@@ -137,54 +148,27 @@ def _build(harness: Harness, digest: str, rename_map: RenameMap, profile: str) -
 def bind_tool(tool: Tool, renames: Mapping[str, str]) -> ToolBinding:
     """Bind one harness tool's parameters onto its implementation's canonical ones."""
     spec = TOOLS.get(tool.id)
+    m = pair_params(reference_params(tool.id), tool_params(tool), renames if spec else None)
+    surface = {p.before.name: p.after.name for p in m.pairs}
     props: dict = tool.parameters.get("properties", {})
-    surface = _match_params(spec.params if spec else (), props, renames)
     required = tool.parameters.get("required", [])
-    fillers = {name: _filler(props.get(name, {})) for name in required if name not in surface}
+    fillers = {name: _filler(props.get(name, {})) for name in required
+               if name not in surface.values()}
     return ToolBinding(
         tool_id=tool.id, name=tool.name,
         to_surface=surface, to_canonical={v: k for k, v in surface.items()},
         fillers=fillers, implemented=spec is not None,
-        validator=Draft202012Validator(tool.parameters),
+        validator=Draft202012Validator(tool.parameters), refused=m.refused,
     )
 
 
-def _match_params(params: tuple[Param, ...], props: dict,
-                  renames: Mapping[str, str]) -> dict[str, str]:
-    bound: dict[str, str] = {}
-    for p in params:
-        if p.name in props:
-            bound[p.name] = p.name
-    for variant, canonical in renames.items():
-        if variant in props and canonical not in bound and variant not in bound.values():
-            bound[canonical] = variant
-    for p in params:
-        if p.name not in bound:
-            free = [n for n in props if n not in bound.values()]
-            match = _by_type(p, free, props)
-            if match:
-                bound[p.name] = match
-    return bound
-
-
-def _by_type(param: Param, free: list[str], props: dict) -> str | None:
-    exact = [n for n in free if _group(props[n].get("type")) == _group(param.type)]
-    if len(exact) == 1:
-        return exact[0]
-    loose = [n for n in free if _group(props[n].get("type")) in {_group(t) for t in param.types}]
-    if len(loose) == 1:
-        return loose[0]
-    words = set(_words(param.name))
-    shared = [n for n in loose if words & set(_words(n))]
-    return shared[0] if len(shared) == 1 else None
-
-
-def _group(json_type: Any) -> Any:
-    return _TYPE_GROUPS.get(json_type, json_type)
-
-
-def _words(name: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(name.replace("-", "_"))]
+@cache
+def reference_params(tool_id: str) -> tuple[Param, ...]:
+    """The canonical parameters of a tool as the matcher sees them (none if unimplemented)."""
+    spec = TOOLS.get(tool_id)
+    if spec is None:
+        return ()
+    return tuple(schema_params(spec.reference, {p.name: p.types for p in spec.params}))
 
 
 def _filler(schema: dict) -> Any:

@@ -2,6 +2,9 @@
 
 A harness may call a tool anything and name its parameters anything (`hat_core.sim.binding`
 maps them back); here every tool takes canonical arguments and runs against a `Catalog`.
+Each `ToolSpec` also carries its `reference`: the JSON Schema of its canonical parameters with
+descriptions (the surface of examples/harnesses/v1.yaml), which the binding matches a
+harness tool's parameters against.
 Expected failures are values: `ToolResult(ok=False, error_type=...)` with the error types in
 `ERROR_TYPES`.
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hat_core.sim.catalog import REGION_OF_CITY, Catalog, Product, fmt_num
@@ -62,13 +65,28 @@ class Param:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool implementation: canonical parameters, the function, the reference schema."""
+
     id: str
     params: tuple[Param, ...]
     run: Callable[[Catalog, dict], ToolResult]
+    reference: dict = field(default_factory=lambda: _schema(()))
 
 
 def _pid() -> Param:
     return Param("product_id", "string")
+
+
+def _schema(required: tuple[str, ...], **props: dict) -> dict:
+    """An object JSON Schema: the reference surface of a tool's parameters."""
+    return {"type": "object", "properties": props, "required": list(required)}
+
+
+def _text(description: str, json_type: str = "string", **more: Any) -> dict:
+    return {"type": json_type, **more, "description": description}
+
+
+_PRODUCT = {"product_id": _text("商品编号")}
 
 
 def _with_product(fn: Callable[[Catalog, Product, dict], ToolResult]):
@@ -186,24 +204,40 @@ def _handoff(catalog: Catalog, args: dict) -> ToolResult:
 
 
 TOOLS: dict[str, ToolSpec] = {spec.id: spec for spec in (
-    ToolSpec("product.info", (_pid(),), _with_product(_info)),
+    ToolSpec("product.info", (_pid(),), _with_product(_info),
+             _schema(("product_id",), product_id=_text("商品编号，如 P1001"))),
     ToolSpec("product.search", (Param("keyword", "string"),
-                                Param("max_price", "number", False, None, ("integer",))), _search),
+                                Param("max_price", "number", False, None, ("integer",))), _search,
+             _schema(("keyword",), keyword=_text("搜索关键词"),
+                     max_price=_text("价格上限（元），可选", "number"))),
     ToolSpec("size.recommend", (_pid(), Param("height_cm", "integer", alt_types=("number",)),
                                 Param("weight_kg", "number", alt_types=("integer",))),
-             _with_product(_size)),
-    ToolSpec("product.price", (_pid(),), _with_product(_price)),
-    ToolSpec("coupon.list", (_pid(),), _with_product(_coupons)),
+             _with_product(_size),
+             _schema(("product_id", "height_cm", "weight_kg"), **_PRODUCT,
+                     height_cm=_text("身高（厘米）", "integer"),
+                     weight_kg=_text("体重（公斤）", "number"))),
+    ToolSpec("product.price", (_pid(),), _with_product(_price),
+             _schema(("product_id",), **_PRODUCT)),
+    ToolSpec("coupon.list", (_pid(),), _with_product(_coupons),
+             _schema(("product_id",), **_PRODUCT)),
     ToolSpec("price.calc", (_pid(), Param("quantity", "integer", False, 1),
                             Param("coupon_ids", "array", False, (), ("string",))),
-             _with_product(_calc)),
-    ToolSpec("stock.check", (_pid(), Param("sku", "string", False)), _with_product(_stock)),
-    ToolSpec("shipping.estimate", (_pid(), Param("city", "string")), _with_product(_shipping)),
-    ToolSpec("returns.policy", (_pid(),), _with_product(_returns)),
+             _with_product(_calc),
+             _schema(("product_id", "quantity"), **_PRODUCT,
+                     quantity=_text("购买件数", "integer", minimum=1),
+                     coupon_ids=_text("使用的优惠券编号列表", "array", items={"type": "string"}))),
+    ToolSpec("stock.check", (_pid(), Param("sku", "string", False)), _with_product(_stock),
+             _schema(("product_id",), **_PRODUCT, sku=_text('规格，如"黑色/M"，可选'))),
+    ToolSpec("shipping.estimate", (_pid(), Param("city", "string")), _with_product(_shipping),
+             _schema(("product_id", "city"), **_PRODUCT, city=_text('收货城市，如"杭州"'))),
+    ToolSpec("returns.policy", (_pid(),), _with_product(_returns),
+             _schema(("product_id",), **_PRODUCT)),
     ToolSpec("live.promotions", (), _promotions),
-    ToolSpec("order.status", (Param("order_id", "string"),), _order),
+    ToolSpec("order.status", (Param("order_id", "string"),), _order,
+             _schema(("order_id",), order_id=_text("订单号"))),
     ToolSpec("handoff.human", (Param("reason", "string"), Param("order_id", "string", False)),
-             _handoff),
+             _handoff,
+             _schema(("reason",), reason=_text("转人工原因"), order_id=_text("相关订单号，可选"))),
 )}
 
 _PY_TYPES = {"string": (str,), "integer": (int,), "number": (int, float),

@@ -98,3 +98,16 @@ def test_replacer_respects_identifier_boundaries_and_placeholders():
     assert rep.sub("get_price, get_prices, {price}, price-x, 查price价") == (
         "cost, get_prices, {price}, price-x, 查tariff价")
     assert Replacer({}).sub("abc") == "abc"
+
+
+def test_binding_map_composes_with_the_canonical_names_and_drops_unbound_ones():
+    rm = RenameMap(params={"size.recommend": {"weight": "heft", "height_cm": "tall"},
+                           "shipping.estimate": {"district": "area", "city": "town"},
+                           "bundle.offers": {"product_id": "pid"}})
+    canonical = {"size.recommend": {"weight": "weight_kg", "height_cm": "height_cm"},
+                 "shipping.estimate": {"city": "city", "product_id": "product_id"},
+                 "bundle.offers": {}}
+    assert rm.binding_map(canonical) == {
+        "size.recommend": {"heft": "weight_kg", "tall": "height_cm"},
+        "shipping.estimate": {"town": "city"}}  # district binds nothing, bundle.offers no impl
+    assert rm.binding_map()["shipping.estimate"] == {"area": "district", "town": "city"}

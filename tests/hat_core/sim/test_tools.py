@@ -11,7 +11,7 @@ from hat_core.sim.binding import bind
 from hat_core.sim.episode import AssistantTurn, ToolCall
 from hat_core.sim.policy import ScriptedPolicy
 from hat_core.sim.runner import run_episode
-from hat_core.sim.tools import execute
+from hat_core.sim.tools import TOOLS, execute
 
 
 def _catalog():
@@ -85,6 +85,16 @@ def test_a_tool_without_implementation_is_not_implemented(v1):
     assert _tool_messages(ep)[0]["error"] == "not_implemented"
 
 
+def test_each_tool_reference_is_the_v1_surface_of_its_canonical_parameters(v1):
+    assert [t.id for t in v1.tools] == list(TOOLS)
+    for tool in v1.tools:
+        spec = TOOLS[tool.id]
+        assert spec.reference == tool.parameters
+        props = spec.reference["properties"]
+        assert list(props) == [p.name for p in spec.params]
+        assert [props[p.name]["type"] for p in spec.params] == [p.type for p in spec.params]
+
+
 def test_binding_by_name_and_by_rename_map(v1, renamed):
     assert bind(v1).tools_by_id["product.price"].to_surface == {"product_id": "product_id"}
     b = bind(renamed, RENAME_MAP)
@@ -94,11 +104,24 @@ def test_binding_by_name_and_by_rename_map(v1, renamed):
                                                        "sku": "spec"}
 
 
-def test_binding_falls_back_to_the_unique_parameter_of_the_same_type(renamed):
+def test_binding_without_a_rename_map_pairs_by_evidence(renamed):
     b = bind(renamed)  # no rename map
     assert b.tools_by_id["product.price"].to_surface == {"product_id": "item_id"}
-    # two string parameters and no shared name word: left unbound, not guessed
-    assert b.tools_by_id["stock.check"].to_surface == {}
+    # two renamed string parameters: told apart by description and required-ness
+    assert b.tools_by_id["stock.check"].to_surface == {"product_id": "goods_code",
+                                                       "sku": "spec"}
+    assert b.refused_hints == {}
+
+
+def test_binding_tells_two_strings_apart_by_required_ness_without_descriptions(renamed):
+    def plain(data: dict) -> None:
+        stock = next(t for t in data["tools"] if t["id"] == "stock.check")
+        props = stock["parameters"]["properties"]
+        stock["parameters"]["properties"] = {"spec": {"type": "string"},
+                                             "goods_code": {"type": "string"}}
+        assert set(props) == {"goods_code", "spec"}
+    tb = bind(edit(renamed, plain)).tools_by_id["stock.check"]
+    assert tb.to_surface == {"product_id": "goods_code", "sku": "spec"}
 
 
 def test_binding_maps_a_coupon_string_parameter(v1):
