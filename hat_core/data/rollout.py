@@ -24,7 +24,7 @@ from hat_core.harness.render import render_tools
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import config_from_data
 from hat_core.hsa.variant import RenameMap, Variant
-from hat_core.sim.binding import bind
+from hat_core.sim.binding import canonical_params
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.episode import Episode
 from hat_core.sim.runner import run_episode
@@ -55,11 +55,6 @@ class Rollout:
     episode: Episode | None
     scores: Scores | None
     error: str | None = None
-
-
-def canonical_params(harness: Harness) -> dict[str, dict[str, str]]:
-    """`{tool_id: {harness_param: canonical_param}}` of the original harness."""
-    return {tid: dict(tb.to_canonical) for tid, tb in bind(harness).tools_by_id.items()}
 
 
 def make_variants(harness: Harness, n: int, seed: int, hsa: Mapping, pool: str) -> list[Variant]:

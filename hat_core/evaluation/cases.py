@@ -26,13 +26,14 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hat_core.data.rollout import Surface, canonical_params, surface_of
+from hat_core.data.rollout import Surface, surface_of
 from hat_core.evaluation.judging import judge_name
 from hat_core.harness.model import Harness
 from hat_core.hsa.augment import augment_many
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.variant import RenameMap
 from hat_core.sim.batch import CATALOG_SIZE
+from hat_core.sim.binding import canonical_params
 from hat_core.sim.catalog import Catalog, generate_catalog
 from hat_core.sim.episode import Episode
 from hat_core.sim.judge import Judge, Verdict, verdict_of

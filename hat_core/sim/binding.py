@@ -177,3 +177,8 @@ def _filler(schema: dict) -> Any:
     if schema.get("enum"):
         return schema["enum"][0]
     return _EMPTY.get(schema.get("type"), "")
+
+
+def canonical_params(harness: Harness) -> dict[str, dict[str, str]]:
+    """`{tool_id: {harness_param: canonical_param}}` of the original harness."""
+    return {tid: dict(tb.to_canonical) for tid, tb in bind(harness).tools_by_id.items()}

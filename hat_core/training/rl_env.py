@@ -27,7 +27,7 @@ from pathlib import Path
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.model import Harness
 from hat_core.harness.render import render_tools
-from hat_core.sim.binding import Binding, bind
+from hat_core.sim.binding import Binding, bind, canonical_params
 from hat_core.sim.catalog import Catalog
 from hat_core.sim.scenarios import Scenario
 from hat_core.sim.tools import ToolResult, execute, failure
@@ -58,8 +58,10 @@ def variant_pool(harness: Harness, n: int, seed: int, *, include_original: bool 
         raise ConfigError("RL trains on the training variant pool only", [
             Problem("hsa_config.pool", f"{config.pool!r}; the held-out pool is for evaluation")])
     pool = [PoolEntry("original", harness, {})] if include_original else []
+    canonical = canonical_params(harness)
     for i, variant in enumerate(augment_many(harness, n, seed, config)):
-        pool.append(PoolEntry(f"v{i:03d}", variant.harness, variant.rename_map.binding_map()))
+        pool.append(PoolEntry(f"v{i:03d}", variant.harness,
+                              variant.rename_map.binding_map(canonical)))
     if not pool:
         raise ConfigError("empty variant pool", [Problem("variants", "use >= 1 or "
                                                                      "include_original: true")])

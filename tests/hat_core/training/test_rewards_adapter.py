@@ -159,3 +159,13 @@ def test_rows_draw_variants_and_carry_reward_columns(mini):
     entry = next(e for e in pool if e.name == row["environment"])
     assert row["prompt"][0]["content"] == entry.binding.rendered.system_prompt
     assert json.loads(row["rename_map"]) == entry.rename_map
+
+
+def test_the_rl_pool_gives_hints_the_binding_accepts_on_an_edited_base():
+    from hat_core.harness.io import load_harness
+    from hat_core.training.rl_env import variant_pool
+
+    v2 = load_harness(MINI_HARNESS.parents[1] / "harnesses" / "v2.yaml")
+    pool = variant_pool(v2, 8, seed=0, include_original=False)
+    assert any(entry.rename_map for entry in pool)
+    assert [dict(e.binding.refused_hints) for e in pool] == [{}] * len(pool)
