@@ -252,8 +252,9 @@ def build(cls: type[T], data: Any, *, prefix: str = "",
 
     Unknown keys, values of the wrong type and errors a nested `__post_init__` raises are
     problems; a bad value keeps its default so the config's own checks can still run.
-    `coerce` also reads numbers and booleans from strings and lists from comma-separated
-    strings (command-line `--set` values); `prefix` starts every problem path.
+    `coerce` converts every value to exactly its field's type and also reads numbers and
+    booleans from strings and lists from comma-separated strings (command-line `--set`
+    values); without it a value is checked and kept as given. `prefix` starts every path.
     """
     builder = _Builder(coerce)
     config = builder.dataclass(cls, data, prefix, cls())
@@ -377,22 +378,23 @@ class _Builder:
     def scalar(self, kind: type, value: Any, where: str) -> Any:
         if self.coerce and isinstance(value, str) and kind is not str:
             value = _from_text(kind, value)
-        converted = _scalar(kind, value)
+        converted = _scalar(kind, value, self.coerce)
         if converted is _BAD:
             return self.note(where, f"must be {getattr(kind, '__name__', kind)}, got {value!r}")
         return converted
 
 
-def _scalar(kind: type, value: Any) -> Any:
-    if isinstance(value, bool) and kind is not bool:
-        return _BAD
-    if kind is bool:
-        return value if isinstance(value, bool) else _BAD
+def _scalar(kind: type, value: Any, convert: bool) -> Any:
+    """`value` if it is a `kind` (an int for a float, a number for a str); `convert` also
+    turns it into exactly `kind` (an integral float into an int). Without `convert` a
+    number keeps its type, so the hash of an existing config does not move."""
+    if isinstance(value, bool) or kind is bool:
+        return value if isinstance(value, bool) and kind is bool else _BAD
     if kind is int:
-        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-        return int(value) if whole else _BAD
+        whole = convert and isinstance(value, float) and value.is_integer()
+        return int(value) if isinstance(value, int) or whole else _BAD
     if kind is float:
-        return float(value) if isinstance(value, (int, float)) else _BAD
+        return (float(value) if convert else value) if isinstance(value, (int, float)) else _BAD
     if kind is str:
         return str(value) if isinstance(value, (str, int, float)) else _BAD
     return value if isinstance(kind, type) and isinstance(value, kind) else _BAD

@@ -183,6 +183,15 @@ def test_coerce_reads_command_line_strings():
         7, True, ("a", "b"), 0.5)
 
 
+def test_numbers_keep_their_type_unless_coerced():
+    kept, _ = build(Outer, {"inner": {"alpha": 2}, "name": 5})
+    assert type(kept.inner.alpha) is int and kept.name == "5"  # the config hash stays put
+    converted, _ = build(Outer, {"inner": {"alpha": 2}, "steps": 3.0}, coerce=True)
+    assert type(converted.inner.alpha) is float and converted.steps == 3
+    _, problems = build(Outer, {"steps": 3.0})
+    assert [str(p) for p in problems] == ["steps: must be int, got 3.0"]
+
+
 def test_build_config_gathers_its_own_checks_without_repeating_a_path():
     def checks(config: Outer) -> list[Problem]:
         return [Problem("steps", "must be >= 1"), Problem("name", "must not be 'x'")]
