@@ -84,9 +84,9 @@ def _progress(json_out: bool):
 
 def _run(stage: str, config: Path, base, output_dir, max_steps, resume, tracking_uri, sets,
          json_out: bool) -> None:
+    cfg = _load(stage, config, _overrides(base, output_dir, max_steps, tracking_uri, sets))
     from hat_core.training import run_stage_named
 
-    cfg = _load(stage, config, _overrides(base, output_dir, max_steps, tracking_uri, sets))
     # The trainers print their log records; keep stdout for the result alone.
     with contextlib.redirect_stdout(sys.stderr):
         result = run_stage_named(stage, cfg, resume=resume, progress=_progress(json_out))
