@@ -238,8 +238,8 @@ def parse_overrides(pairs: Iterable[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise ConfigError(f"--set {pair!r}: expected key=value (e.g. teacher.kind=openai)",
                               [Problem(pair, "expected key=value")])
-        out[key.strip()] = parse_yaml(text, source=f"--set {key.strip()}") if text.strip() \
-            else None
+        key = key.strip()
+        out[key] = parse_yaml(text, source=f"--set {key}") if text.strip() else None
     return out
 
 
