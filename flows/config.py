@@ -1,9 +1,11 @@
 """`RetrainConfig`: what one retrain job reads, typed and validated up front.
 
 `examples/configs/retrain_tiny.yaml` is the embedded default (tiny base model, CPU);
-`retrain_gpu.yaml` a production-sized one. Unknown keys and bad values are reported together
-as a `ConfigError` that lists the valid keys. Stage sections (`data`, `sft`, `opd`, `rl`) are
-handed to the stage's own config loader unchanged.
+`retrain_gpu.yaml` a production-sized one. The file (and the gates file it names) is read and
+typed by `hat_core.config_file` (no empty file, size, depth and alias limits); unknown keys,
+wrong types and bad values are reported together as a `ConfigError` that lists the valid keys.
+Stage sections (`data`, `sft`, `opd`, `rl`) are handed to the stage's own config loader
+unchanged.
 
     config = load_retrain_config("examples/configs/retrain_tiny.yaml")
     config.gates.t1_tolerance, config.eval.suites, config.config_hash()
@@ -23,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hat_core.config_file import build_config, read_mapping
 from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.judging import CALIBRATION_SOURCES, JUDGE_KINDS, JudgeConfig
 from hat_core.release.gates import GateConfig, gate_config_from_dict, load_gate_config
@@ -94,18 +95,11 @@ class RetrainConfig:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-_SECTIONS = {"eval": EvalSettings, "latency": LatencySettings}
-_TUPLES = {"suites", "zero_shot_suites", "concurrency"}
-
-
 def load_retrain_config(path: str | Path | None = None) -> RetrainConfig:
-    """Read a retrain config YAML (default: the embedded tiny one)."""
+    """Read a retrain config YAML (default: the embedded tiny one) and the gates file it
+    names; `ConfigError` naming the file for anything unreadable or invalid."""
     path = Path(path) if path else DEFAULT_CONFIG
-    if not path.is_file():
-        raise ConfigError(f"retrain config not found: {path}")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping")
+    data = read_mapping(path, what="retrain config")
     return retrain_config_from_dict(data, base_dir=path.parent, where=str(path))
 
 
@@ -113,41 +107,16 @@ def retrain_config_from_dict(
     data: Mapping[str, Any], base_dir: Path = ROOT, where: str = "retrain"
 ) -> RetrainConfig:
     """A `RetrainConfig` from a mapping; `gates` may be a mapping or a YAML path relative
-    to `base_dir`."""
-    valid = [f.name for f in dataclasses.fields(RetrainConfig)]
-    problems = [Problem(f"{where}.{k}", f"unknown key; valid keys: {', '.join(valid)}")
-                for k in data if k not in valid]
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in _SECTIONS:
-            values[key] = _section(key, value, problems, where)
-        elif key == "gates":
-            values[key] = _gates(value, base_dir, problems, where)
-        elif key in ("data", "sft", "opd", "rl") and not isinstance(value, dict):
-            problems.append(Problem(f"{where}.{key}", "must be a mapping of stage settings"))
-        elif key in valid:
-            values[key] = value
-    problems += _scalar_problems(values, where)
-    if problems:
-        raise ConfigError(f"invalid retrain config ({where})", problems)
-    return RetrainConfig(**values)
+    to `base_dir`. Every problem, the gates' included, in one `ConfigError`."""
+    problems: list[Problem] = []
+    if isinstance(data, Mapping) and isinstance(data.get("gates"), str | Mapping):
+        data = {**data, "gates": _gates(data["gates"], base_dir, problems, where)}
+    return build_config(RetrainConfig, data, kind="retrain", source=where, prefix=where,
+                        checks=lambda config: problems + _scalar_problems(config, where))
 
 
-def _section(key: str, value: Any, problems: list[Problem], where: str):
-    cls = _SECTIONS[key]
-    names = [f.name for f in dataclasses.fields(cls)]
-    if not isinstance(value, dict):
-        problems.append(Problem(f"{where}.{key}", "must be a mapping"))
-        return cls()
-    bad = [k for k in value if k not in names]
-    problems += [Problem(f"{where}.{key}.{k}", f"unknown key; valid keys: {', '.join(names)}")
-                 for k in bad]
-    clean = {k: tuple(v) if k in _TUPLES and isinstance(v, list) else v
-             for k, v in value.items() if k not in bad}
-    return cls(**clean)
-
-
-def _gates(value: Any, base_dir: Path, problems: list[Problem], where: str) -> GateConfig:
+def _gates(value: str | Mapping, base_dir: Path, problems: list[Problem],
+           where: str) -> GateConfig:
     try:
         if isinstance(value, str):
             return load_gate_config(base_dir / value)
@@ -157,17 +126,14 @@ def _gates(value: Any, base_dir: Path, problems: list[Problem], where: str) -> G
         return GateConfig()
 
 
-def _scalar_problems(values: Mapping[str, Any], where: str) -> list[Problem]:
+def _scalar_problems(config: RetrainConfig, where: str) -> list[Problem]:
     problems = []
-    lease = values.get("job_lease_s", 1.0)
-    if not isinstance(lease, int | float) or lease <= 0:
-        problems.append(Problem(f"{where}.job_lease_s", f"must be > 0 seconds, got {lease!r}"))
-    name = values.get("registry_name", "x")
-    if not isinstance(name, str) or not name.strip():
+    if config.job_lease_s <= 0:
+        problems.append(Problem(f"{where}.job_lease_s",
+                                f"must be > 0 seconds, got {config.job_lease_s!r}"))
+    if not config.registry_name.strip():
         problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
-    ev = values.get("eval")
-    return problems + (_judge_problems(ev, f"{where}.eval") if isinstance(ev, EvalSettings)
-                       else [])
+    return problems + _judge_problems(config.eval, f"{where}.eval")
 
 
 def _judge_problems(ev: EvalSettings, where: str) -> list[Problem]:

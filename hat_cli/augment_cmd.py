@@ -41,8 +41,8 @@ def augment(
                                            help="live harness: weight toward LIVE -> FILE"),
 ) -> None:
     """Write N surface variants of FILE with their rename maps; print their transforms."""
+    cfg = load_config(config) if config else HsaConfig()  # a bad config exits 2 first
     harness = load_harness(file)
-    cfg = load_config(config) if config else HsaConfig()
     if pool is not None:
         cfg = replace(cfg, pool=pool)
     if edit_aware is not None:

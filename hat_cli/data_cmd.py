@@ -16,13 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_harness_arg
-from hat_core.errors import ConfigError
+from hat_core.config_file import parse_overrides
+from hat_core.data.config import load_data_config
 
 app = typer.Typer(help="Build, import and validate training datasets.", no_args_is_help=True)
 console = Console(stderr=True)
@@ -31,16 +31,6 @@ HARNESS = typer.Option(..., "--harness", help="harness file or stored version (N
 CONFIG = typer.Option(None, "--config", help="data config (YAML)")
 OUT = typer.Option(..., "--out", "-o", help="dataset directory to write")
 SET = typer.Option(None, "--set", help="override a config key: key.sub=value (repeatable)")
-
-
-def _overrides(pairs: list[str] | None) -> dict:
-    out = {}
-    for pair in pairs or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--set {pair!r}: expected key=value (e.g. teacher.kind=openai)")
-        out[key.strip()] = yaml.safe_load(value)
-    return out
 
 
 @app.command("build")
@@ -54,13 +44,12 @@ def build_cmd(
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
     """Rollouts + rejection sampling + retry policy + splits + validation -> DIR."""
-    overrides = _overrides(set_)
+    overrides = parse_overrides(set_ or ())
     if seed is not None:
         overrides["seed"] = seed
+    cfg = load_data_config(config, overrides)  # before the store, the build or DIR
     from hat_core.data.build import build, summary_counts
-    from hat_core.data.config import load_data_config
 
-    cfg = load_data_config(config, overrides)
     h = load_harness_arg(harness)
     with Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=quiet,
@@ -107,11 +96,10 @@ def import_cmd(
     strict: bool = typer.Option(False, "--strict", help="exit 2 on any bad row, write nothing"),
 ) -> None:
     """Import real conversations into a validated dataset directory; report bad rows."""
+    cfg = load_data_config(config, parse_overrides(set_ or ()))
     from hat_core.data.build import build_from_logs
-    from hat_core.data.config import load_data_config
     from hat_core.data.logs_import import version_names
 
-    cfg = load_data_config(config, _overrides(set_))
     h = load_harness_arg(harness)
     result, problems = build_from_logs(h, cfg, out, file, accepted_versions=version_names(harness),
                                        strict=strict, harness_ref=harness)

@@ -19,6 +19,7 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_core.errors import ConfigError
 from hat_core.repro.config import load_repro_config
 from hat_core.repro.report import markdown_table, merge_results, write_outputs
 from hat_core.repro.run import run_repro
@@ -48,10 +49,10 @@ def repro(
         _write(merge_results(list(merge)), out or work / "results")
         return
     path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
-    overrides: dict = {"seeds": [int(s) for s in seeds.split(",")]} if seeds else {}
+    overrides: dict = {"seeds": _seeds(seeds)} if seeds else {}
     if threads:
         overrides["threads"] = threads
-    settings = load_repro_config(path, overrides)
+    settings = load_repro_config(path, overrides)  # before the work folder or MLflow
     work.mkdir(parents=True, exist_ok=True)
     uri = tracking_uri or f"sqlite:///{work.resolve()}/mlflow.db"
     root = cache_dir or Path(os.environ.get("HAT_CACHE_DIR") or Path.home() / ".cache/hat-ops")
@@ -59,6 +60,14 @@ def repro(
                         log=_log)
     results["mlflow_uri"] = uri
     _write(results, out or work / "results")
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        return [int(s) for s in text.split(",")]
+    except ValueError:
+        raise ConfigError(f"--seeds {text!r}: expected comma-separated integers, "
+                          "e.g. 0,1,2") from None
 
 
 def _write(results: dict, out: Path) -> None:

@@ -3,6 +3,8 @@
 The same flow the `retrain/harness-change` deployment runs (docs/flows.md), for operators and
 the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a temporary
 local API; task results (for resuming after a crash) go under `$HAT_HOME/prefect-results`.
+The config and the gates file it names are read and validated first: a bad one exits 2 with
+its report before Prefect is imported or a server started.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ def retrain(
                                 help="trigger kind; one job per (version, trigger)"),
 ) -> None:
     """Run the retrain pipeline for one harness version and print its verdict as JSON."""
+    from flows.config import load_retrain_config  # no Prefect import: the env is not set yet
+
+    load_retrain_config(config)  # a bad config or gates file exits 2 before Prefect starts
     prepare_prefect_env(load_settings())
     from flows.retrain import retrain as retrain_flow
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_core.config_file import apply_overrides, read_config
 from hat_core.errors import ConfigError, Problem
+from hat_core.settings import Settings, load_settings
 
 app = typer.Typer(help="Run one HAT training stage (sft, opd, rl).", no_args_is_help=True)
 
@@ -41,22 +44,26 @@ def _overrides(base, output_dir, max_steps, tracking_uri, sets) -> dict:
 
 
 def _load(stage: str, config: Path, overrides: dict):
-    """The validated config; the settings (`HAT_MLFLOW_TRACKING_URI`, `HAT_BASE_MODEL`) fill
+    """The validated config. The file is read first, so a broken one exits 2 before the
+    training libraries load; the settings (`HAT_MLFLOW_TRACKING_URI`, `HAT_BASE_MODEL`) fill
     `tracking.uri` and `base` when neither the file nor the options set them."""
-    from hat_core.settings import load_settings
-    from hat_core.training import load_stage_config
+    data = read_config(config, overrides, what=f"{stage} stage config")
+    from hat_core.training.config import build_stage_config
 
-    settings = load_settings()
+    data = apply_overrides(data, _from_settings(data, load_settings()))
+    return build_stage_config(stage, data, source=str(config))
+
+
+def _from_settings(data: Mapping, settings: Settings) -> dict:
+    """`tracking.uri` and `base` from the settings, where the config leaves them empty."""
     extra = {}
-    try:
-        raw = load_stage_config(stage, config, overrides, check_paths=False)
-        if not raw.tracking.uri and settings.mlflow_tracking_uri:
-            extra["tracking.uri"] = settings.mlflow_tracking_uri
-        if not raw.base and settings.base_model:
-            extra["base"] = str(settings.base_model)
-    except ConfigError:
-        pass  # the full load below reports every problem, paths included
-    return load_stage_config(stage, config, overrides | extra)
+    tracking = data.get("tracking")
+    if settings.mlflow_tracking_uri and (tracking is None or isinstance(tracking, Mapping)) \
+            and not (tracking or {}).get("uri"):
+        extra["tracking.uri"] = settings.mlflow_tracking_uri
+    if settings.base_model and not data.get("base"):
+        extra["base"] = str(settings.base_model)
+    return extra
 
 
 def _progress(json_out: bool):
@@ -77,9 +84,9 @@ def _progress(json_out: bool):
 
 def _run(stage: str, config: Path, base, output_dir, max_steps, resume, tracking_uri, sets,
          json_out: bool) -> None:
+    cfg = _load(stage, config, _overrides(base, output_dir, max_steps, tracking_uri, sets))
     from hat_core.training import run_stage_named
 
-    cfg = _load(stage, config, _overrides(base, output_dir, max_steps, tracking_uri, sets))
     # The trainers print their log records; keep stdout for the result alone.
     with contextlib.redirect_stdout(sys.stderr):
         result = run_stage_named(stage, cfg, resume=resume, progress=_progress(json_out))

@@ -1,8 +1,9 @@
 """`DataConfig`: everything a training-data build reads, typed and validated up front.
 
 Defaults < YAML (`load_data_config(path)`) < command-line overrides (dotted keys,
-`{"teacher.kind": "openai", "variants": 8}`). Every problem (unknown key, bad value) is
-reported at once as a `ConfigError` whose problems list the valid keys:
+`{"teacher.kind": "openai", "variants": 8}`), read and typed by `hat_core.config_file` (no
+empty file, size, depth and alias limits). Every problem (unknown key, wrong type, bad value)
+is reported at once as a `ConfigError` whose problems list the valid keys:
 
     seed: 0
     scenarios: 60          # scenario bank size; every scenario runs on the original + K variants
@@ -28,8 +29,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hat_core.config_file import build_config, read_config
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.render import PROFILES
 
@@ -149,86 +149,13 @@ _POSITIVE = {"scenarios", "catalog_size", "teacher.concurrency", "teacher.max_to
 def load_data_config(path: str | Path | None = None,
                      overrides: Mapping[str, Any] | None = None) -> DataConfig:
     """Defaults, then the YAML file (if any), then dotted-key overrides."""
-    data: dict = {}
-    if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"{p}: no such data config file")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{p}: not valid YAML: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ConfigError(f"{p}: a data config must be a mapping; valid keys: "
-                              + ", ".join(_names(DataConfig)))
-    for key, value in (overrides or {}).items():
-        _set_dotted(data, key, value)
+    data = read_config(path, overrides, what="data config")
     return config_from_data(data, source=str(path or "<config>"))
-
-
-def _set_dotted(data: dict, key: str, value: Any) -> None:
-    head, _, rest = key.partition(".")
-    if rest:
-        sub = data.setdefault(head, {})
-        if isinstance(sub, dict):
-            _set_dotted(sub, rest, value)
-            return
-    data[head] = value
 
 
 def config_from_data(data: Mapping[str, Any], *, source: str = "<config>") -> DataConfig:
     """Build a `DataConfig` from parsed YAML over the defaults (ConfigError on any problem)."""
-    problems = _unknown("", data, _names(DataConfig))
-    values: dict[str, Any] = {}
-    for name in _names(DataConfig):
-        if name not in data:
-            continue
-        if name in SECTIONS:
-            section, sub_problems = _section(name, data[name])
-            problems += sub_problems
-            values[name] = section
-        else:
-            values[name] = data[name]
-    if "logs" in values:
-        logs = values["logs"] or ()
-        if isinstance(logs, str) or not isinstance(logs, (list, tuple)):
-            problems.append(Problem("logs", "must be a list of JSONL file paths"))
-            logs = ()
-        values["logs"] = tuple(logs)
-    if problems:
-        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
-    if values.get("render_profile", "full") not in PROFILES:
-        problems.append(Problem("render_profile", f"valid profiles: {', '.join(PROFILES)}"))
-    if problems:
-        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
-    config = DataConfig(**values)
-    problems = check_config(config)
-    if problems:
-        raise ConfigError(f"{source}: invalid data config ({len(problems)} problems)", problems)
-    return config
-
-
-def _names(cls) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
-
-
-def _unknown(path: str, data: Any, valid: tuple[str, ...]) -> list[Problem]:
-    if not isinstance(data, Mapping):
-        return [Problem(path, "must be a mapping; valid keys: " + ", ".join(valid))]
-    return [Problem(f"{path}.{k}" if path else str(k), "unknown key; valid: " + ", ".join(valid))
-            for k in data if k not in valid]
-
-
-def _section(name: str, value: Any) -> tuple[Any, list[Problem]]:
-    cls = SECTIONS[name]
-    value = value or {}
-    problems = _unknown(name, value, _names(cls))
-    if problems:
-        return cls(), problems
-    given = dict(value)
-    if "languages" in given:
-        given["languages"] = tuple(given["languages"])
-    return cls(**given), []
+    return build_config(DataConfig, data, kind="data", source=source, checks=check_config)
 
 
 def check_config(config: DataConfig) -> list[Problem]:
@@ -241,6 +168,8 @@ def check_config(config: DataConfig) -> list[Problem]:
     for key, value in flat.items():
         problems += _check_value(key, value)
     problems += _check_teacher(config.teacher)
+    if config.render_profile not in PROFILES:
+        problems.append(Problem("render_profile", f"valid profiles: {', '.join(PROFILES)}"))
     problems += _check_paths(config)
     problems += _check_hsa(config.hsa)
     return problems

@@ -15,28 +15,19 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from hat_core.config_file import MAX_BYTES as MAX_BYTES  # the limits, re-exported
+from hat_core.config_file import MAX_DEPTH as MAX_DEPTH
+from hat_core.config_file import MAX_NODES as MAX_NODES
+from hat_core.config_file import parse_yaml, read_text
 from hat_core.errors import HarnessError, Problem
 from hat_core.harness.check import check_document
 from hat_core.harness.model import Harness
 
-MAX_BYTES = 1_000_000
-MAX_DEPTH = 32
-MAX_NODES = 200_000
-
 
 def load_harness(path: str | Path) -> Harness:
     """Read and validate a harness file (`.yaml`, `.yml` or `.json`)."""
-    p = Path(path)
-    if not p.is_file():
-        raise HarnessError(f"{p}: no such harness file")
-    size = p.stat().st_size
-    if size > MAX_BYTES:
-        raise HarnessError(f"{p}: file is {size} bytes, over the {MAX_BYTES}-byte limit")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise HarnessError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    return parse_harness(text, source=str(p))
+    text = read_text(path, what="harness", error=HarnessError)
+    return parse_harness(text, source=str(path))
 
 
 def parse_harness(text: str, *, source: str = "<text>") -> Harness:
@@ -45,22 +36,9 @@ def parse_harness(text: str, *, source: str = "<text>") -> Harness:
 
 
 def parse_document(text: str, *, source: str = "<text>") -> Any:
-    """Parse YAML (a superset of JSON) with size, depth and alias-expansion limits."""
-    if len(text.encode("utf-8", errors="replace")) > MAX_BYTES:
-        raise HarnessError(f"{source}: document is over the {MAX_BYTES}-byte limit")
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise HarnessError(f"{source}: not valid YAML or JSON: {_yaml_reason(exc)}") from exc
-    except RecursionError as exc:
-        raise HarnessError(f"{source}: nesting is deeper than {MAX_DEPTH} levels") from exc
-    if node is None:
-        raise HarnessError(f"{source}: the document is empty")
-    _check_graph(node, source)
-    try:
-        return yaml.SafeLoader(text).get_single_data()
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
-        raise HarnessError(f"{source}: cannot construct the document: {exc}") from exc
+    """Parse YAML (a superset of JSON) with size, depth and alias-expansion limits
+    (`hat_core.config_file`, the reader every config file shares)."""
+    return parse_yaml(text, source=source, error=HarnessError)
 
 
 def harness_from_data(data: Any, *, source: str = "<data>") -> Harness:
@@ -143,62 +121,3 @@ def format_path(loc: list | tuple) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
-
-
-def _check_graph(root: yaml.Node, source: str) -> None:
-    """Refuse documents whose alias-expanded size or nesting exceeds the limits."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
-    on_path: set[int] = set()
-    while stack:
-        node, depth, done = stack.pop()
-        key = id(node)
-        if done:
-            on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
-            if sizes[key] > MAX_NODES:
-                raise HarnessError(
-                    f"{source}: the document expands to over {MAX_NODES} nodes "
-                    "(YAML aliases?); refused"
-                )
-            continue
-        if depth > MAX_DEPTH:
-            raise HarnessError(f"{source}: nesting is deeper than {MAX_DEPTH} levels")
-        if key in sizes:
-            continue
-        if key in on_path:
-            raise HarnessError(f"{source}: the document refers to itself through an alias")
-        on_path.add(key)
-        _check_duplicate_keys(node, source)
-        stack.append((node, depth, True))
-        for child in _children(node):
-            stack.append((child, depth + 1, False))
-
-
-def _check_duplicate_keys(node: yaml.Node, source: str) -> None:
-    """PyYAML keeps the last of two equal keys silently; refuse them instead."""
-    if not isinstance(node, yaml.MappingNode):
-        return
-    seen: set[str] = set()
-    for key_node, _ in node.value:
-        if isinstance(key_node, yaml.ScalarNode):
-            if key_node.value in seen:
-                line = key_node.start_mark.line + 1
-                raise HarnessError(f"{source}: duplicate key {key_node.value!r} (line {line})")
-            seen.add(key_node.value)
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    return []
-
-
-def _yaml_reason(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-    return str(problem)

@@ -11,8 +11,9 @@ Defaults < YAML (`load_config`) < explicit `replace(...)`. A YAML file looks lik
     max_distractors: 3
     min_transforms: 1
 
-Every error (unknown key, bad value) is reported at once as a `ConfigError` listing the
-valid keys.
+The file is read and typed by `hat_core.config_file` (no empty file, size, depth and alias
+limits). Every error (unknown key, wrong type, bad value) is reported at once as a
+`ConfigError` listing the valid keys.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hat_core.config_file import MERGE, build_config, read_mapping
 from hat_core.errors import ConfigError, Problem
 from hat_core.hsa.names import NameOdds
 from hat_core.hsa.vocab import POOLS
@@ -49,7 +49,6 @@ PROBABILITIES = {
     "hook_message": "chance one hook message is reworded",
     "reorder_params": "chance one tool's parameters are reordered",
 }
-TOP_KEYS = ("pool", "transforms", "probabilities", "max_distractors", "min_transforms")
 
 
 @dataclass(frozen=True)
@@ -76,8 +75,10 @@ class HsaConfig:
     """The whole HSA configuration (see the module docstring for the YAML form)."""
 
     pool: str = "train"
-    transforms: Mapping[str, TransformConfig] = field(default_factory=_default_transforms)
-    probabilities: Mapping[str, float] = field(default_factory=_default_probabilities)
+    transforms: Mapping[str, TransformConfig] = field(default_factory=_default_transforms,
+                                                      metadata=MERGE)
+    probabilities: Mapping[str, float] = field(default_factory=_default_probabilities,
+                                               metadata=MERGE)
     max_distractors: int = 3
     min_transforms: int = 1
 
@@ -124,54 +125,13 @@ class HsaConfig:
 
 def load_config(path: str | Path) -> HsaConfig:
     """Read an HSA config from YAML (ConfigError listing every problem)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"{p}: no such HSA config file")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from exc
-    return config_from_data(data or {}, source=str(p))
+    return config_from_data(read_mapping(path, what="HSA config"), source=str(path))
 
 
 def config_from_data(data: Any, *, source: str = "<config>") -> HsaConfig:
-    """Build an `HsaConfig` from parsed YAML/JSON over the defaults."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: an HSA config must be a mapping; valid keys: "
-                          + ", ".join(TOP_KEYS))
-    problems = _unknown("", data, TOP_KEYS)
-    transforms = _default_transforms()
-    for name, value in (data.get("transforms") or {}).items():
-        if name not in TRANSFORMS:
-            problems.append(Problem(f"transforms.{name}",
-                                    "unknown transform; valid: " + ", ".join(TRANSFORMS)))
-        elif not isinstance(value, dict):
-            problems.append(Problem(f"transforms.{name}", "must be {enabled, weight}"))
-        else:
-            problems += _unknown(f"transforms.{name}", value, ("enabled", "weight"))
-            current = transforms[name]
-            transforms[name] = TransformConfig(value.get("enabled", current.enabled),
-                                               value.get("weight", current.weight))
-    probabilities = _default_probabilities()
-    given = data.get("probabilities") or {}
-    problems += _unknown("probabilities", given, tuple(PROBABILITIES))
-    probabilities.update({k: v for k, v in given.items() if k in PROBABILITIES})
-    if problems:
-        raise ConfigError(f"{source}: invalid HSA config ({len(problems)} problems)", problems)
-    try:
-        return HsaConfig(pool=data.get("pool", "train"), transforms=transforms,
-                         probabilities=probabilities,
-                         max_distractors=data.get("max_distractors", 3),
-                         min_transforms=data.get("min_transforms", 1))
-    except ConfigError as exc:
-        raise ConfigError(f"{source}: invalid HSA config", exc.problems) from None
-
-
-def _unknown(path: str, data: Any, valid: tuple[str, ...]) -> list[Problem]:
-    if not isinstance(data, dict):
-        return [Problem(path, "must be a mapping")]
-    return [Problem(f"{path}.{k}" if path else str(k),
-                    "unknown key; valid: " + ", ".join(valid)) for k in data if k not in valid]
+    """Build an `HsaConfig` from parsed YAML/JSON over the defaults: a transform or
+    probability given is merged onto its default; `HsaConfig` checks the values."""
+    return build_config(HsaConfig, data, kind="HSA", source=source)
 
 
 def _check(cfg: HsaConfig) -> list[Problem]:

@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hat_core.errors import ConfigError, Problem
+from hat_core.config_file import MERGE, build_config, read_mapping
+from hat_core.errors import Problem
 
 GATE_NAMES = ("t1", "t2", "ife_p", "bad_case_rate", "latency")
 ZERO_SHOT_GATES = ("t1", "t2", "bad_case_rate")
@@ -47,7 +46,7 @@ class GateConfig:
     require_latency: bool = True
     zero_shot_min_t1: float = 0.0
     zero_shot_min_t2: float = 0.0
-    metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS))
+    metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS), metadata=MERGE)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -92,46 +91,21 @@ class GateResults:
 
 def gate_config_from_dict(data: Mapping[str, Any] | None, where: str = "gates") -> GateConfig:
     """A `GateConfig` from a mapping; unknown keys or bad values raise `ConfigError`
-    listing every problem and the valid keys."""
-    data = dict(data or {})
-    valid = [f.name for f in dataclasses.fields(GateConfig)]
-    problems = [Problem(f"{where}.{k}", f"unknown key; valid keys: {', '.join(valid)}")
-                for k in data if k not in valid]
-    problems += _value_problems(data, where)
-    if problems:
-        raise ConfigError(f"invalid gate config ({where})", problems)
-    metrics = {**DEFAULT_METRICS, **data.pop("metrics", {})}
-    return GateConfig(**{k: v for k, v in data.items() if k in valid}, metrics=metrics)
+    listing every problem and the valid keys (`metrics` merges onto `DEFAULT_METRICS`)."""
+    return build_config(GateConfig, {} if data is None else data, kind="gate", source=where,
+                        prefix=where, checks=lambda c: _value_problems(c, where))
 
 
 def load_gate_config(path: str | Path) -> GateConfig:
     """Read a gate config YAML file (see `examples/configs/gates.yaml`)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"gate config not found: {path}")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of gate settings")
-    return gate_config_from_dict(data, where=str(path))
+    return gate_config_from_dict(read_mapping(path, what="gate config"), where=str(path))
 
 
-def _value_problems(data: Mapping[str, Any], where: str) -> list[Problem]:
-    problems = []
-    for key in ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
-                "zero_shot_min_t1", "zero_shot_min_t2"):
-        value = data.get(key, 0.0)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            problems.append(Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}"))
-    if not isinstance(data.get("require_latency", True), bool):
-        problems.append(Problem(f"{where}.require_latency", "must be true or false"))
-    metrics = data.get("metrics", {})
-    if not isinstance(metrics, dict):
-        problems.append(Problem(f"{where}.metrics", "must map gate names to metric keys"))
-    else:
-        valid = ", ".join(DEFAULT_METRICS)
-        problems += [Problem(f"{where}.metrics.{k}", f"unknown gate; valid: {valid}")
-                     for k in metrics if k not in DEFAULT_METRICS]
-    return problems
+def _value_problems(config: GateConfig, where: str) -> list[Problem]:
+    shares = ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
+              "zero_shot_min_t1", "zero_shot_min_t2")
+    return [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
+            for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
 
 
 def evaluate_gates(

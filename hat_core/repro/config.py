@@ -5,7 +5,9 @@
 One YAML file names the base size, the seeds, the harness and its edits, and per stage the
 overrides applied on top of the project's own stage configs (`examples/configs/*_tiny.yaml`)
 and data config (`data_tiny.yaml`). Every arm of one seed gets the same budget; the
-Fixed-Harness arm differs from HSA-SFT only by `variants: 0` in its data build.
+Fixed-Harness arm differs from HSA-SFT only by `variants: 0` in its data build. The file is
+read and typed by `hat_core.config_file`: an empty or unreadable file is refused, never run
+with the defaults.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hat_core.errors import ConfigError, Problem
+from hat_core.config_file import build_config, read_config
+from hat_core.errors import Problem
 from hat_core.harness.render import PROFILES
 
 ARMS = ("base", "fixed_sft", "hsa_sft", "hat")
@@ -65,39 +66,17 @@ class ReproConfig:
 
 def load_repro_config(path: str | Path | None = None,
                       overrides: Mapping[str, Any] | None = None) -> ReproConfig:
-    """Defaults < the YAML file < `overrides` (top-level keys; `eval` merges key by key)."""
-    data: dict = {}
-    if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"{p}: no such repro config file")
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    for key, value in (overrides or {}).items():
-        if key == "eval" and isinstance(value, Mapping):
-            data["eval"] = {**data.get("eval", {}), **value}
-        else:
-            data[key] = value
-    return _from_data(data, str(path or "<config>"))
+    """Defaults < the YAML file < `overrides` (dotted keys, `{"eval.episodes": 4}`)."""
+    data = read_config(path, overrides, what="repro config")
+    return build_config(ReproConfig, data, kind="repro", source=str(path or "<config>"),
+                        checks=_check_values)
 
 
-def _from_data(data: Mapping[str, Any], source: str) -> ReproConfig:
-    names = {f.name for f in dataclasses.fields(ReproConfig)}
-    eval_names = {f.name for f in dataclasses.fields(EvalBudget)}
-    problems = [Problem(k, f"unknown key; valid keys: {', '.join(sorted(names))}")
-                for k in data if k not in names]
-    budget = data.get("eval") or {}
-    problems += [Problem(f"eval.{k}", f"unknown key; valid keys: {', '.join(sorted(eval_names))}")
-                 for k in budget if k not in eval_names]
-    if data.get("render_profile", "compact") not in PROFILES:
+def _check_values(config: ReproConfig) -> list[Problem]:
+    problems = []
+    if config.render_profile not in PROFILES:
         problems.append(Problem("render_profile", f"valid profiles: {', '.join(PROFILES)}"))
-    bad_suites = [s for s in budget.get("suites", ()) if s not in SUITES]
+    bad_suites = [s for s in config.eval.suites if s not in SUITES]
     if bad_suites:
         problems.append(Problem("eval.suites", f"{bad_suites}; valid: {', '.join(SUITES)}"))
-    if problems:
-        raise ConfigError(f"{source}: invalid repro config ({len(problems)} problems)", problems)
-    values = {k: v for k, v in data.items() if k != "eval"}
-    for key in ("seeds", "edits"):
-        if key in values:
-            values[key] = tuple(values[key])
-    eval_values = {k: tuple(v) if k == "suites" else v for k, v in budget.items()}
-    return ReproConfig(**values, eval=EvalBudget(**eval_values))
+    return problems

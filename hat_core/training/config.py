@@ -1,9 +1,11 @@
 """Typed configs of the three HAT stages: `SftStageConfig`, `OpdStageConfig`, `RlStageConfig`.
 
 Defaults < YAML (`load_stage_config(stage, path)`) < command-line overrides (dotted keys such as
-`{"lora.enabled": True, "max_steps": 4}`). Everything is validated up front and every problem is
-reported at once as a `ConfigError`: an unknown key lists the valid keys, an invalid choice lists
-the valid options, an input path that does not exist is named.
+`{"lora.enabled": True, "max_steps": 4}`). The file is read and the dataclass built by
+`hat_core.config_file` (the reader every config shares: size, depth and alias limits, no empty
+file); everything is validated up front and every problem is reported at once as a
+`ConfigError`: an unknown key lists the valid keys, an invalid choice lists the valid options,
+an input path that does not exist is named.
 
     config = load_stage_config("sft", Path("examples/configs/sft_tiny.yaml"),
                                {"base": "models/base"})
@@ -14,15 +16,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import types
-import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hat_core.config_file import build_config, read_config
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.render import PROFILES
 from hat_core.sim.rewards import REWARDS
@@ -32,7 +31,6 @@ AGGREGATIONS = {"grpo": "sum_then_normalize", "gdpo": "normalize_then_sum"}
 SCALE_REWARDS = ("group", "batch", "none")
 REWARD_NAMES = tuple(REWARDS)  # the simulator's reward registry
 STAGES = ("sft", "opd", "rl")
-_BAD = object()  # a value that failed conversion: its problem is recorded, the default stays
 
 
 @dataclass(frozen=True)
@@ -175,118 +173,19 @@ def config_class(stage: str) -> type[StageConfig]:
 def load_stage_config(stage: str, path: Path | None = None,
                       overrides: Mapping[str, Any] | None = None, *,
                       check_paths: bool = True) -> StageConfig:
-    """Defaults < the YAML file at `path` < `overrides` (dotted keys); validated."""
-    data: dict = {}
-    if path is not None:
-        data = _read_yaml(Path(path))
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            _set_dotted(data, key, value)
-    return build_stage_config(stage, data, check_paths=check_paths)
+    """Defaults < the YAML file at `path` < `overrides` (dotted keys; None values skipped)."""
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    data = read_config(path, given, what=f"{stage} stage config")
+    return build_stage_config(stage, data, check_paths=check_paths,
+                              source=str(path) if path is not None else "")
 
 
-def build_stage_config(stage: str, data: Mapping[str, Any], *,
-                       check_paths: bool = True) -> StageConfig:
-    """The typed config of `stage` from a plain mapping; every problem at once."""
-    cls = config_class(stage)
-    problems: list[Problem] = []
-    config = _build(cls, data, "", problems)
-    problems += _check_values(config, check_paths)
-    if problems:
-        raise ConfigError(f"invalid {stage} stage config", problems)
-    return config
-
-
-def _read_yaml(path: Path) -> dict:
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist", [Problem("--config", str(path))])
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML", [Problem(str(path), str(exc))]) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a mapping", [Problem(str(path), "not a mapping")])
-    return data
-
-
-def _set_dotted(data: dict, key: str, value: Any) -> None:
-    *parents, leaf = key.split(".")
-    node = data
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[leaf] = value
-
-
-def _build(cls: type, data: Any, prefix: str, problems: list[Problem]):
-    if not isinstance(data, Mapping):
-        problems.append(Problem(prefix.rstrip(".") or "config", "must be a mapping"))
-        return cls()
-    hints = typing.get_type_hints(cls)
-    valid = [f.name for f in fields(cls)]
-    kwargs = {}
-    for key, value in data.items():
-        if key not in valid:
-            problems.append(Problem(f"{prefix}{key}",
-                                    f"unknown key; valid keys: {', '.join(valid)}"))
-            continue
-        converted = _convert(hints[key], value, f"{prefix}{key}", problems)
-        if converted is not _BAD:
-            kwargs[key] = converted
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:
-        problems.append(Problem(prefix.rstrip(".") or "config", str(exc)))
-        return cls()
-
-
-def _convert(hint: Any, value: Any, where: str, problems: list[Problem]) -> Any:
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where + ".", problems)
-    args = typing.get_args(hint)
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        hint = next(a for a in args if a is not type(None))
-        origin = typing.get_origin(hint)
-    if origin is tuple:
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        if not isinstance(value, (list, tuple)):
-            problems.append(Problem(where, "must be a list"))
-            return _BAD
-        out = tuple(_scalar(str, v, f"{where}[{i}]", problems) for i, v in enumerate(value))
-        return tuple(v for v in out if v is not _BAD)
-    if origin is dict:
-        if not isinstance(value, Mapping):
-            problems.append(Problem(where, "must be a mapping"))
-            return _BAD
-        out = {str(k): _scalar(float, v, f"{where}.{k}", problems) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v is not _BAD}
-    return _scalar(hint, value, where, problems)
-
-
-def _scalar(kind: type, value: Any, where: str, problems: list[Problem]) -> Any:
-    if kind is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
-            return value.lower() in ("true", "yes", "1")
-    elif kind in (int, float):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if kind is int and float(value) != int(value):
-                problems.append(Problem(where, f"must be an integer, got {value!r}"))
-            return kind(value)
-        if isinstance(value, str):
-            try:
-                return kind(value)
-            except ValueError:
-                pass
-    elif kind is str:
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return str(value)
-    problems.append(Problem(where, f"must be {kind.__name__}, got {value!r}"))
-    return _BAD
+def build_stage_config(stage: str, data: Mapping[str, Any], *, check_paths: bool = True,
+                       source: str = "") -> StageConfig:
+    """The typed config of `stage` from a plain mapping; every problem at once. Strings are
+    read as numbers, booleans and comma-separated lists (`--set` values)."""
+    return build_config(config_class(stage), data, kind=f"{stage} stage", source=source,
+                        coerce=True, checks=lambda c: _check_values(c, check_paths))
 
 
 def _check_values(config: StageConfig, check_paths: bool) -> list[Problem]:

@@ -80,7 +80,7 @@ def test_a_bad_config_key_exits_2_listing_valid_keys(tmp_path):
     result = run("data", "build", "--harness", V1, "--out", str(tmp_path / "x"),
                  "--set", "rejection.min_acc=1")
     assert result.returncode == 2
-    assert "rejection.min_acc: unknown key; valid: min_accuracy, min_effectiveness" in (
+    assert "rejection.min_acc: unknown key; valid keys: min_accuracy, min_effectiveness" in (
         result.stderr)
 
 

@@ -25,8 +25,8 @@ def test_unknown_keys_are_rejected_listing_the_valid_ones(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_data_config(path)
     report = err.value.report()
-    assert "scenaros: unknown key; valid: seed, scenarios, variants" in report
-    assert "teacher.temprature: unknown key; valid: kind, model_dir" in report
+    assert "scenaros: unknown key; valid keys: seed, scenarios, variants" in report
+    assert "teacher.temprature: unknown key; valid keys: kind, model_dir" in report
 
 
 def test_every_bad_value_is_reported_at_once():

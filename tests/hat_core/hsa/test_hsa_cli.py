@@ -73,6 +73,7 @@ def test_bad_harness_config_or_pool_exit_2(tmp_path):
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("transforms:\n  renam: {}\n", encoding="utf-8")
     result = runner.invoke(app, ["augment", V1, "-o", str(tmp_path / "o"), "--config", str(cfg)])
-    assert result.exit_code == 2 and "unknown transform; valid: describe" in result.output
+    assert result.exit_code == 2 and "transforms.renam: unknown key; valid keys: describe" in (
+        result.output)
     result = runner.invoke(app, ["augment", V1, "-o", str(tmp_path / "o"), "--pool", "dev"])
     assert result.exit_code == 2 and "valid: train, heldout" in result.output

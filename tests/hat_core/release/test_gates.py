@@ -141,10 +141,10 @@ def test_bad_config_lists_every_problem_and_the_valid_keys():
     assert "gates.t1_tolerence: unknown key; valid keys: t1_tolerance" in report
     assert "gates.t2_tolerance: must be a number in [0, 1], got 2" in report
     assert "gates.require_latency" in report
-    assert "gates.metrics.t9: unknown gate" in report
+    assert "gates.metrics.t9: unknown key; valid keys: t1, t2, ife_p" in report
     assert len(err.value.problems) == 4
 
 
 def test_missing_config_file(tmp_path):
-    with pytest.raises(ConfigError, match="not found"):
+    with pytest.raises(ConfigError, match="no such gate config file"):
         load_gate_config(tmp_path / "none.yaml")

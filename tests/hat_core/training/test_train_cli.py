@@ -33,7 +33,7 @@ def test_bad_config_exits_2_listing_valid_keys_and_options(tmp_path):
 
 def test_missing_config_file_exits_2(tmp_path):
     result = CliRunner().invoke(app, ["train", "sft", "--config", str(tmp_path / "x.yaml")])
-    assert result.exit_code == 2 and "does not exist" in result.output
+    assert result.exit_code == 2 and "no such sft stage config file" in result.output
 
 
 def test_bad_set_syntax_exits_2():
