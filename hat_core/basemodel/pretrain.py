@@ -50,7 +50,9 @@ def _batches(data: EncodedCorpus, size: BaseSize, seed: int):
             yield data.input_ids[idx], data.labels[idx]
 
 
-def _loss(forward, ids: torch.Tensor, labels: torch.Tensor, bf16: bool) -> torch.Tensor:
+def causal_lm_loss(forward, ids: torch.Tensor, labels: torch.Tensor,
+                   bf16: bool) -> torch.Tensor:
+    """Mean next-token cross-entropy on the labelled tokens (bf16 autocast when asked)."""
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         logits = forward(input_ids=ids).logits
     return F.cross_entropy(logits[:, :-1].float().flatten(0, 1), labels[:, 1:].flatten(),
@@ -74,13 +76,13 @@ def pretrain(model: torch.nn.Module, data: EncodedCorpus, size: BaseSize, seed: 
         for group in opt.param_groups:
             group["lr"] = lr_at(step, size)
         try:
-            loss = _loss(forward, ids, labels, size.bf16)
+            loss = causal_lm_loss(forward, ids, labels, size.bf16)
         except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back to eager
             if not compiled:
                 raise
             log.warning("torch.compile failed (%s); training eager", exc)
             forward, compiled = model, False
-            loss = _loss(forward, ids, labels, size.bf16)
+            loss = causal_lm_loss(forward, ids, labels, size.bf16)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

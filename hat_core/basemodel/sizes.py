@@ -1,13 +1,18 @@
 """The named sizes of the embedded base model: tokenizer, architecture and training budget.
 
 `get_size("tiny")` returns a frozen `BaseSize`; an unknown name raises `ConfigError` listing the
-valid ones. A size plus a seed fully determines a build (see `build.py`).
+valid ones. A size plus a seed fully determines a build (see `build.py`). A size's `bf16` and
+`compile` say what the build may use; `get_size` keeps them only on a CPU with bf16 in
+hardware (`hat_core.cpu`), where they pay, and turns both off elsewhere, where bf16 is
+emulated and about ten times slower than fp32. They are part of the build's hash, so builds
+made with and without them never share a cache entry.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
+from hat_core.cpu import cpu_bf16_native
 from hat_core.errors import ConfigError, Problem
 
 
@@ -114,4 +119,11 @@ def get_size(name: str) -> BaseSize:
             f"unknown base model size {name!r}",
             [Problem("size", f"valid sizes: {', '.join(SIZES)}")],
         )
-    return SIZES[name]
+    return on_this_cpu(SIZES[name])
+
+
+def on_this_cpu(size: BaseSize) -> BaseSize:
+    """`size` with bf16 autocast and compiling kept only where the CPU computes bf16 natively."""
+    if cpu_bf16_native():
+        return size
+    return replace(size, bf16=False, compile=False)

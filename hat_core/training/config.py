@@ -108,6 +108,10 @@ class SftStageConfig(StageConfig):
     max_length: int = 1024
     assistant_only_loss: bool = True
     learning_rate: float = 2e-4
+    # several episodes of one harness surface per row, under one system prompt, every row
+    # padded to `max_length` (hat_core.training.packing); off: one episode per row
+    pack: bool = False
+    max_episodes_per_row: int = 64
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,11 @@
     defaults = device_defaults("auto")         # DeviceDefaults(device="cpu", bf16=False, ...)
     bf16 = resolve(config.bf16, defaults.bf16)  # an explicit config value wins
 
-On CPU TRL refuses bf16 ("Your setup doesn't support bf16/gpu"), gradient checkpointing only
-slows a tiny model down, and vLLM is not installed; on a GPU all three pay off.
+On a CPU, bf16 autocast pays only where the CPU computes bf16 natively (AMX or AVX512-BF16:
+`hat_core.cpu.cpu_bf16_native`); elsewhere it is emulated and about ten times slower than
+fp32 (see `hat_core.cpu`). The weights stay fp32 on a CPU either way
+(autocast computes in bf16, the optimiser keeps fp32 master weights). Gradient checkpointing
+only slows a tiny model down, and vLLM is not installed; on a GPU all three pay off.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 
+from hat_core.cpu import cpu_bf16_native
 from hat_core.errors import ConfigError, Problem
 
 
@@ -43,7 +47,8 @@ def device_defaults(device: str = "auto") -> DeviceDefaults:
         raise ConfigError("device 'cuda' was asked for but no GPU is visible",
                           [Problem("device", "valid options here: auto, cpu")])
     on_gpu = device == "cuda"
-    return DeviceDefaults(device=device, bf16=on_gpu, gradient_checkpointing=on_gpu,
+    return DeviceDefaults(device=device, bf16=on_gpu or cpu_bf16_native(),
+                          gradient_checkpointing=on_gpu,
                           use_vllm=on_gpu and vllm_available(), gpus=gpus)
 
 

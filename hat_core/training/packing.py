@@ -14,6 +14,7 @@ Tokenisation is TRL's: the tokenizer's chat template swapped for TRL's training 
 
     packed = pack_episodes(rows, tokenizer, max_length=2048)   # list of {"messages", "tools"}
     batch = encode_fixed(packed, tokenizer, max_length=2048)    # input_ids / labels, [N, L]
+    rows = encode_rows(packed, tokenizer, max_length=2048)      # the same, unpadded
 """
 
 from __future__ import annotations
@@ -105,19 +106,24 @@ def _join(head: list[dict], episodes: list[dict], tools) -> dict:
     return {"messages": messages, "tools": tools, "episodes": len(episodes)}
 
 
-def encode_fixed(rows: Sequence[dict], tokenizer, *, max_length: int) -> Encoded:
-    """Every row tokenised, truncated and padded to exactly `max_length`; rows left with no
-    assistant token are dropped."""
+def encode_rows(rows: Sequence[dict], tokenizer, *, max_length: int) -> Encoded:
+    """Every row tokenised and truncated to `max_length`, not padded (a collator pads);
+    rows left with no assistant token are dropped."""
     template = training_template(tokenizer)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     ids_out, labels_out = [], []
     for row in rows:
         ids, mask = encode(row, tokenizer, template)
         ids, mask = ids[:max_length], mask[:max_length]
-        if not any(mask):
-            continue
-        labels = [t if m else IGNORE for t, m in zip(ids, mask, strict=True)]
-        fill = max_length - len(ids)
-        ids_out.append(ids + [pad] * fill)
-        labels_out.append(labels + [IGNORE] * fill)
+        if any(mask):
+            ids_out.append(ids)
+            labels_out.append([t if m else IGNORE for t, m in zip(ids, mask, strict=True)])
     return Encoded(ids_out, labels_out)
+
+
+def encode_fixed(rows: Sequence[dict], tokenizer, *, max_length: int) -> Encoded:
+    """`encode_rows`, then padded to exactly `max_length` (the pad token, label -100)."""
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    rows_out = encode_rows(rows, tokenizer, max_length=max_length)
+    fill = [max_length - len(ids) for ids in rows_out.input_ids]
+    return Encoded([ids + [pad] * n for ids, n in zip(rows_out.input_ids, fill, strict=True)],
+                   [lab + [IGNORE] * n for lab, n in zip(rows_out.labels, fill, strict=True)])

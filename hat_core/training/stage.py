@@ -105,7 +105,8 @@ def setup(config: StageConfig) -> DeviceDefaults:
 
 
 def load_model(path: str, defaults: DeviceDefaults, config: StageConfig):
-    """`(model, tokenizer)` of a model directory, in bf16 on GPU and fp32 on CPU."""
+    """`(model, tokenizer)` of a model directory: bf16 weights on a GPU with bf16 on; on a
+    CPU always fp32 (bf16 there is autocast over fp32 master weights)."""
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -118,7 +119,8 @@ def load_model(path: str, defaults: DeviceDefaults, config: StageConfig):
     problems = check_model_dir(folder)
     if problems:
         raise ConfigError(f"{folder} is not a usable model directory", problems)
-    dtype = torch.bfloat16 if resolve(config.bf16, defaults.bf16) else torch.float32
+    bf16 = resolve(config.bf16, defaults.bf16) and defaults.device != "cpu"
+    dtype = torch.bfloat16 if bf16 else torch.float32
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype)
     return model, load_tokenizer(folder)
 

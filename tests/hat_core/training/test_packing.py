@@ -97,3 +97,20 @@ def test_rows_fit_the_budget_and_are_padded_to_it(tokenizer, two_surfaces):
 def test_a_row_with_no_assistant_token_left_is_dropped(tokenizer, two_surfaces):
     short = encode_fixed(two_surfaces[:4], tokenizer, max_length=16)
     assert short.input_ids == []
+
+
+def test_hat_train_sft_packed_feeds_fixed_shape_batches_and_trains(sft_overrides):
+    from hat_core.training import load_stage_config
+    from hat_core.training.sft import build_sft_trainer, run_sft
+    from hat_core.training.stage import setup
+
+    plain = load_stage_config("sft", None, sft_overrides)
+    packed = load_stage_config("sft", None, sft_overrides | {"pack": True, "max_length": 1536})
+    plain_rows = len(build_sft_trainer(plain, setup(plain))[0].train_dataset)
+    trainer, _ = build_sft_trainer(packed, setup(packed))
+    assert 0 < len(trainer.train_dataset) < plain_rows
+    batch = next(iter(trainer.get_train_dataloader()))
+    assert tuple(batch["input_ids"].shape) == (packed.per_device_train_batch_size, 1536)
+    assert (batch["labels"] != IGNORE).sum() > 0
+    result = run_sft(packed)
+    assert result.steps == 2 and result.metrics["train_loss"] > 0
