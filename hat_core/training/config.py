@@ -146,6 +146,7 @@ class RlStageConfig(StageConfig):
     aggregation: str = "gdpo"  # grpo | gdpo
     scale_rewards: str = "group"
     num_generations: int = 4
+    per_device_train_batch_size: int = 8  # completions per step: 2 groups of 4
     max_completion_length: int = 96
     max_tool_calling_iterations: int = 3
     beta: float = 0.0
@@ -156,6 +157,14 @@ class RlStageConfig(StageConfig):
     @property
     def multi_objective_aggregation(self) -> str:
         return AGGREGATIONS[self.aggregation]
+
+    @property
+    def groups_per_step(self) -> int:
+        """Prompts per optimiser step, each with `num_generations` completions: the batch
+        (`per_device_train_batch_size` x `gradient_accumulation_steps`, in completions)
+        over the group size."""
+        completions = self.per_device_train_batch_size * self.gradient_accumulation_steps
+        return completions // self.num_generations
 
 
 CONFIGS: dict[str, type[StageConfig]] = {
@@ -219,11 +228,26 @@ def _check_numbers(config: StageConfig) -> list[Problem]:
                 if hasattr(config, name) and getattr(config, name) < 1]
     if config.learning_rate <= 0:
         problems.append(Problem("learning_rate", "must be > 0"))
-    if isinstance(config, RlStageConfig) and config.num_generations < 2:
-        problems.append(Problem("num_generations", "GRPO needs at least 2 completions per group"))
+    if isinstance(config, RlStageConfig):
+        problems += _check_groups(config)
     if isinstance(config, OpdStageConfig) and not 0 <= config.beta <= 1:
         problems.append(Problem("beta", "must be in [0, 1] (0 forward KL, 0.5 JSD, 1 reverse KL)"))
     return problems
+
+
+def _check_groups(config: RlStageConfig) -> list[Problem]:
+    """A step's completions must be whole groups of `num_generations` (GRPO compares the
+    completions of one prompt with each other)."""
+    if config.num_generations < 2:
+        return [Problem("num_generations", "GRPO needs at least 2 completions per group")]
+    completions = config.per_device_train_batch_size * config.gradient_accumulation_steps
+    if completions % config.num_generations:
+        return [Problem("per_device_train_batch_size", (
+            f"a step's completions (per_device_train_batch_size x gradient_accumulation_steps = "
+            f"{completions}) must be a multiple of num_generations = {config.num_generations}: "
+            f"{completions // config.num_generations or 1} group(s) per step need "
+            f"{(completions // config.num_generations or 1) * config.num_generations}"))]
+    return []
 
 
 def _check_rewards(rewards: Mapping[str, float]) -> list[Problem]:

@@ -44,12 +44,8 @@ def rl_args(config: RlStageConfig, defaults):
     """The `GRPOConfig` of a stage config."""
     from trl import GRPOConfig
 
-    kwargs = training_kwargs(config, defaults)
-    # A generation batch must hold whole groups: at least one prompt's num_generations.
-    kwargs["per_device_train_batch_size"] = max(config.per_device_train_batch_size,
-                                                config.num_generations)
     return GRPOConfig(
-        **kwargs, num_generations=config.num_generations,
+        **training_kwargs(config, defaults), num_generations=config.num_generations,
         max_completion_length=config.max_completion_length,
         max_tool_calling_iterations=config.max_tool_calling_iterations,
         reward_weights=list(config.rewards.values()),

@@ -119,3 +119,17 @@ def test_cuda_without_gpu_is_a_config_error():
     with pytest.raises(ConfigError) as excinfo:
         device_defaults("cuda")
     assert "valid options here: auto, cpu" in _problems(excinfo)
+
+
+def test_rl_steps_hold_whole_groups_and_say_how_many():
+    config = build_stage_config("rl", {"output_dir": "o", "num_generations": 4,
+                                       "per_device_train_batch_size": 4,
+                                       "gradient_accumulation_steps": 3}, check_paths=False)
+    assert config.groups_per_step == 3
+    assert build_stage_config("rl", {"output_dir": "o"}, check_paths=False).groups_per_step == 2
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("rl", {"output_dir": "o", "num_generations": 4,
+                                  "per_device_train_batch_size": 6}, check_paths=False)
+    assert ("per_device_train_batch_size: a step's completions (per_device_train_batch_size x "
+            "gradient_accumulation_steps = 6) must be a multiple of num_generations = 4"
+            ) in _problems(excinfo)
