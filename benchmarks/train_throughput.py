@@ -127,7 +127,7 @@ def trl_arm(base: Path, data: Path, args: argparse.Namespace, work: Path, pack: 
         "base": str(base), "dataset": str(data), "output_dir": str(work / "sft"),
         "max_steps": args.warmup + args.steps, "per_device_train_batch_size": args.batch,
         "max_length": args.max_length, "pack": pack, "save_steps": 10_000,
-        "probe.enabled": False, "render_profile": "compact"})
+        "probe.enabled": False, "render_profile": "compact", "logging_steps": 1000})
     clock = StepClock()
     with use_profile("compact"):
         trainer, _ = build_sft_trainer(config, setup(config))

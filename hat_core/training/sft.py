@@ -7,17 +7,20 @@ Rows are `{"messages", "tools"}` (see `rows.py`); the loss covers assistant toke
 into the weights when saved).
 
 With `pack: true` the episodes of one harness surface are joined under one system prompt up
-to `max_length` tokens (`hat_core.training.packing`), tokenised exactly as `SFTTrainer`
-would (TRL's training template, assistant masks), and handed to `SFTTrainer` as token rows
-with their labels; its collator pads every batch to `max_length`, so each step has one shape.
-The system prompt is then paid once per row instead of once per episode.
+to `max_length` tokens (`hat_core.training.packing`), tokenised exactly as `SFTTrainer` would
+(TRL's training template, assistant masks) and padded to `max_length`, so each step has one
+shape and the system prompt is paid once per row instead of once per episode. Those rows
+train through `transformers.Trainer` (the base of `SFTTrainer`: the same arguments,
+callbacks, checkpoints, resume and MLflow logging) with the model's own causal-LM loss:
+`SFTTrainer` computes log-probs, entropy and top-1 through a chunked LM head for its
+metrics, which halved the tokens/s on CPU (benchmarks/train_throughput.py, docs/training.md).
 """
 
 from __future__ import annotations
 
 from hat_core.errors import ConfigError, Problem
 from hat_core.training.config import SftStageConfig
-from hat_core.training.packing import encode_rows, pack_episodes
+from hat_core.training.packing import encode_fixed, pack_episodes
 from hat_core.training.rows import file_digest, load_sft_rows
 from hat_core.training.stage import (
     Progress,
@@ -36,14 +39,12 @@ def sft_args(config: SftStageConfig, defaults):
     """The `SFTConfig` of a stage config (packed rows come tokenised, with their labels)."""
     from trl import SFTConfig
 
-    packed = {"assistant_only_loss": False, "pad_to_multiple_of": config.max_length}
     return SFTConfig(**training_kwargs(config, defaults), max_length=config.max_length,
-                     **(packed if config.pack else
-                        {"assistant_only_loss": config.assistant_only_loss}))
+                     assistant_only_loss=config.assistant_only_loss and not config.pack)
 
 
 def sft_dataset(config: SftStageConfig, tokenizer):
-    """The training rows: conversations, or (`pack`) packed token rows with labels."""
+    """The training rows: conversations, or (`pack`) packed fixed-length token rows."""
     from datasets import Dataset
 
     rows = load_sft_rows(config.dataset)
@@ -51,18 +52,29 @@ def sft_dataset(config: SftStageConfig, tokenizer):
         return Dataset.from_list(rows)
     packed = pack_episodes(rows, tokenizer, max_length=config.max_length,
                            max_episodes=config.max_episodes_per_row)
-    encoded = encode_rows(packed, tokenizer, max_length=config.max_length)
-    return Dataset.from_dict({"input_ids": encoded.input_ids, "labels": encoded.labels})
+    encoded = encode_fixed(packed, tokenizer, max_length=config.max_length)
+    return Dataset.from_dict({"input_ids": encoded.input_ids,
+                              "labels": encoded.labels}).with_format("torch")
 
 
 def build_sft_trainer(config: SftStageConfig, defaults):
     """`(trainer, tokenizer)` ready to train."""
-    from trl import SFTTrainer
-
     model, tokenizer = load_model(config.base, defaults, config)
     dataset = sft_dataset(config, tokenizer)
-    trainer = SFTTrainer(model=model, args=sft_args(config, defaults), train_dataset=dataset,
-                         processing_class=tokenizer, peft_config=peft_config(config))
+    if config.pack:
+        from transformers import Trainer, default_data_collator
+
+        if config.lora.enabled:
+            from peft import get_peft_model
+
+            model = get_peft_model(model, peft_config(config))
+        trainer = Trainer(model=model, args=sft_args(config, defaults), train_dataset=dataset,
+                          data_collator=default_data_collator, processing_class=tokenizer)
+    else:
+        from trl import SFTTrainer
+
+        trainer = SFTTrainer(model=model, args=sft_args(config, defaults), train_dataset=dataset,
+                             processing_class=tokenizer, peft_config=peft_config(config))
     if len(trainer.train_dataset) == 0:
         raise ConfigError("no SFT row keeps an assistant token within max_length", [
             Problem("max_length", f"{config.max_length}: every one of the {len(dataset)} rows "
