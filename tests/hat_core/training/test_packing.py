@@ -114,3 +114,15 @@ def test_hat_train_sft_packed_feeds_fixed_shape_batches_and_trains(sft_overrides
     assert (batch["labels"] != IGNORE).sum() > 0
     result = run_sft(packed)
     assert result.steps == 2 and result.metrics["train_loss"] > 0
+
+
+def test_packed_sft_with_lora_saves_merged_weights(sft_overrides):
+    from hat_core.training import load_stage_config
+    from hat_core.training.sft import run_sft
+
+    config = load_stage_config("sft", None, sft_overrides | {
+        "pack": True, "max_length": 1536, "lora.enabled": True, "lora.r": 4})
+    result = run_sft(config)
+    files = {p.name for p in result.output_dir.iterdir()}
+    assert result.steps == 2 and "adapter_config.json" not in files
+    assert "model.safetensors" in files
