@@ -35,10 +35,6 @@ class Encoded:
     labels: list[list[int]]
 
     @property
-    def tokens(self) -> int:
-        return sum(len(r) for r in self.input_ids)
-
-    @property
     def assistant_tokens(self) -> int:
         return sum(1 for row in self.labels for t in row if t != IGNORE)
 
