@@ -65,7 +65,7 @@ def _default_transforms() -> dict[str, TransformConfig]:
 
 def _default_probabilities() -> dict[str, float]:
     return {"rename_element": 0.8, "synonym": 0.7, "pinyin": 0.25, "affix": 0.3,
-            "opaque": 0.05, "redescribe_text": 0.6, "language_switch": 0.3,
+            "opaque": 0.5, "redescribe_text": 0.6, "language_switch": 0.3,
             "shuffle_sections": 0.5, "section_wording": 0.4, "hook_message": 0.7,
             "reorder_params": 0.5}
 

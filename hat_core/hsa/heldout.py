@@ -1,17 +1,18 @@
 """Which pool a variant's surface came from: `uses_heldout(variant)` and `uses_train(variant)`.
 
-A name is held-out when it is kebab-case or SCREAMING_CASE (the held-out case styles), or when
-one of its words is a held-out English word or affix (`HELDOUT_WORDS`; the training pool
-rejects every name holding one). Held-out pinyin names are always kebab or SCREAMING. Only
-what HSA introduced is inspected: new names from the rename map, the distractor tools, the
-prompt style and the section titles.
+A name is held-out when one of its words is a held-out English word or affix
+(`HELDOUT_WORDS`), or when a held-out pinyin form (`HELDOUT_FORMS`, e.g. `bei_huo`) appears in
+it as a run of syllables; the training pool rejects every name holding either, and the held-out
+pool only makes names that hold one. Case styles are no evidence: both pools write kebab and
+SCREAMING names. Only what HSA introduced is inspected: new names from the rename map, the
+distractor tools, the prompt style and the section titles.
 """
 
 from __future__ import annotations
 
-from hat_core.hsa.names import is_screaming, words
+from hat_core.hsa.names import words
 from hat_core.hsa.variant import Variant
-from hat_core.hsa.vocab import HELDOUT, Pool, english_words
+from hat_core.hsa.vocab import HELDOUT, Pool, english_words, has_form, pinyin_forms
 
 
 def pool_templates(pool: Pool) -> frozenset[str]:
@@ -24,12 +25,14 @@ def pool_templates(pool: Pool) -> frozenset[str]:
 
 
 HELDOUT_WORDS = english_words(HELDOUT)
+HELDOUT_FORMS = pinyin_forms(HELDOUT)
 HELDOUT_TEMPLATES = pool_templates(HELDOUT)
 
 
 def name_is_heldout(name: str) -> bool:
-    """Whether a name has a held-out case style or a held-out word."""
-    return "-" in name or is_screaming(name) or bool(set(words(name)) & HELDOUT_WORDS)
+    """Whether a name holds a held-out word or a held-out pinyin form."""
+    found = words(name)
+    return bool(set(found) & HELDOUT_WORDS) or has_form(found, HELDOUT_FORMS)
 
 
 def introduced_names(variant: Variant) -> list[str]:

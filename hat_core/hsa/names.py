@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hat_core.harness.model import IDENTIFIER
-from hat_core.hsa.vocab import FILLERS, Pool
+from hat_core.hsa.vocab import FILLERS, Pool, has_form
 
 _CHUNK = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MAX_TRIES = 40
@@ -33,7 +33,7 @@ class NameOdds:
     synonym: float = 0.7
     pinyin: float = 0.25
     affix: float = 0.3
-    opaque: float = 0.05
+    opaque: float = 0.5
     drop_filler: float = 0.5
 
 
@@ -83,13 +83,16 @@ def is_screaming(name: str) -> bool:
 
 
 def _fits(name: str, pool: Pool) -> bool:
-    """Valid, free of the pool's avoided words, not in a case style the pool lacks, and
-    showing the pool's mark when it has one."""
-    if not IDENTIFIER.match(name) or set(words(name)) & pool.avoid:
+    """Valid, free of the pool's avoided words and forms, not in a case style the pool lacks,
+    and showing the pool's mark (a word or a pinyin form) when it has one."""
+    found = words(name)
+    if not IDENTIFIER.match(name) or set(found) & pool.avoid or has_form(found,
+                                                                         pool.avoid_forms):
         return False
     if "-" in name and "kebab" not in pool.case_styles:
         return False
-    if pool.marks and not ("-" in name or is_screaming(name) or set(words(name)) & pool.marks):
+    if (pool.marks or pool.mark_forms) and not (set(found) & pool.marks
+                                                 or has_form(found, pool.mark_forms)):
         return False
     return "screaming" in pool.case_styles or not is_screaming(name)
 

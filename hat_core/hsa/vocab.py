@@ -1,10 +1,16 @@
 """The name and template pools of HSA: a training pool and a held-out pool, disjoint.
 
 `TRAIN` feeds training variants; `HELDOUT` only evaluation (Harness-Variant QA). The two share
-no name word (English or pinyin syllable), no case style, prefix, suffix or version tag, and no
+no English name word, no pinyin form (`ku_cun`), no prefix, suffix or version tag, and no
 prompt heading, item template, separator, section title, description or hook template;
-`tests/hat_core/hsa/test_vocab.py` checks it. Words are keyed by the English word they stand
-for (the words of a harness name, split by `hat_core.hsa.names.words`).
+`tests/hat_core/hsa/test_hsa_vocab.py` checks it. Words are keyed by the English word they
+stand for (the words of a harness name, split by `hat_core.hsa.names.words`).
+
+Case styles are shared: the training pool writes names in every style the held-out pool uses
+(kebab and SCREAMING as well as snake, camel and Pascal), so a held-out name differs from
+training names by its words, not by a spelling the model never saw. A held-out name is
+recognised by a held-out English word or a held-out pinyin form (`marks`, `mark_forms`), and
+the training pool refuses both (`avoid`, `avoid_forms`).
 
     >>> from hat_core.hsa.vocab import pool
     >>> pool("heldout").case_styles
@@ -13,6 +19,7 @@ for (the words of a harness name, split by `hat_core.hsa.names.words`).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -119,8 +126,11 @@ class Pool:
     hook_messages: dict[str, tuple[str, ...]]  # language -> `{message}` templates
     distractor_words: MappingProxyType  # word -> alternatives, for distractor names
     avoid: frozenset[str] = field(default=frozenset())  # words a new name must not contain
-    # When set, a new name must show a mark of the pool: a dash, SCREAMING case or one of these.
+    # pinyin forms (syllable tuples) a new name must not contain as a run of its words
+    avoid_forms: frozenset[tuple[str, ...]] = field(default=frozenset())
+    # When set, a new name must show a mark of the pool: one of these words or forms.
     marks: frozenset[str] = field(default=frozenset())
+    mark_forms: frozenset[tuple[str, ...]] = field(default=frozenset())
 
 
 def _column(i: int) -> MappingProxyType:
@@ -145,7 +155,7 @@ def _distractor_column(i: int) -> MappingProxyType:
 TRAIN = Pool(
     name="train",
     synonyms=_column(0), pinyin=_column(2),
-    case_styles=("snake", "camel", "pascal"),
+    case_styles=("snake", "camel", "pascal", "kebab", "screaming"),
     prefixes=("tool_", "fn_", "api_", "do_", "my_"),
     suffixes=("_tool", "_api", "_fn", "_now"),
     version_tags=("_v2", "_v3", "V2", "_v4"),
@@ -246,10 +256,33 @@ def english_words(p: Pool) -> frozenset[str]:
     return frozenset(w for f in forms for w in re.findall(r"[a-z]+", f.lower()))
 
 
-# Training names never contain a held-out word, whatever the harness's own names hold.
-TRAIN = replace(TRAIN, avoid=english_words(HELDOUT))
+def pinyin_forms(p: Pool) -> frozenset[tuple[str, ...]]:
+    """Every pinyin form of a pool as its syllables: `("ku", "cun")`."""
+    return frozenset(tuple(f.split("_")) for opts in p.pinyin.values() for f in opts)
+
+
+def has_form(name_words: list[str] | tuple[str, ...],
+             forms: frozenset[tuple[str, ...]]) -> bool:
+    """Whether the syllables of one of `forms` appear as a run of `name_words`."""
+    if not forms:
+        return False
+    seq = tuple(name_words)
+    for k in _form_lengths(forms):
+        if any(seq[i:i + k] in forms for i in range(len(seq) - k + 1)):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def _form_lengths(forms: frozenset[tuple[str, ...]]) -> tuple[int, ...]:
+    return tuple(sorted({len(f) for f in forms}))
+
+
+# Training names never contain a held-out word or pinyin form, whatever the harness's own
+# names hold.
+TRAIN = replace(TRAIN, avoid=english_words(HELDOUT), avoid_forms=pinyin_forms(HELDOUT))
 # Held-out names are always recognisable as such (`hat_core.hsa.heldout.name_is_heldout`).
-HELDOUT = replace(HELDOUT, marks=english_words(HELDOUT))
+HELDOUT = replace(HELDOUT, marks=english_words(HELDOUT), mark_forms=pinyin_forms(HELDOUT))
 _POOLS = {"train": TRAIN, "heldout": HELDOUT}
 
 

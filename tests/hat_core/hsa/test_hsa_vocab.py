@@ -7,10 +7,10 @@ from hsa_examples import HARNESSES
 
 from hat_core.errors import ConfigError
 from hat_core.harness.model import IDENTIFIER
-from hat_core.hsa.heldout import HELDOUT_WORDS, name_is_heldout, pool_templates
+from hat_core.hsa.heldout import HELDOUT_FORMS, HELDOUT_WORDS, name_is_heldout, pool_templates
 from hat_core.hsa.names import words
 from hat_core.hsa.rename import all_names
-from hat_core.hsa.vocab import HELDOUT, TRAIN, english_words, pool
+from hat_core.hsa.vocab import HELDOUT, TRAIN, english_words, has_form, pinyin_forms, pool
 
 
 def _all_words(p) -> set[str]:
@@ -32,13 +32,31 @@ def test_pinyin_forms_are_disjoint_between_pools():
     assert not train & held
 
 
-def test_every_heldout_pinyin_form_has_two_syllables_so_kebab_shows_a_dash():
+def test_every_heldout_pinyin_form_has_two_syllables_so_it_marks_a_name():
+    # a run of two syllables seldom shows by chance in another name; one syllable would
     for forms in HELDOUT.pinyin.values():
         assert all("_" in f for f in forms), forms
 
 
-def test_case_styles_affixes_and_templates_are_disjoint():
-    assert not set(TRAIN.case_styles) & set(HELDOUT.case_styles)
+def test_no_training_pinyin_form_holds_a_heldout_form():
+    # such a form could never be used: every name holding it reads as held-out
+    for form in pinyin_forms(TRAIN):
+        assert not has_form(form, pinyin_forms(HELDOUT)), form
+
+
+def test_has_form_finds_a_run_of_syllables_only():
+    forms = frozenset({("bei", "huo")})
+    assert has_form(["check", "bei", "huo"], forms)
+    assert not has_form(["bei", "check", "huo"], forms)
+    assert not has_form(["bei"], forms)
+
+
+def test_the_training_pool_writes_every_heldout_case_style():
+    # the held-out pool is told apart by its words, never by a spelling training never shows
+    assert set(HELDOUT.case_styles) <= set(TRAIN.case_styles)
+
+
+def test_affixes_and_templates_are_disjoint():
     for field in ("prefixes", "suffixes", "version_tags", "headings", "separators"):
         assert not set(getattr(TRAIN, field)) & set(getattr(HELDOUT, field)), field
     assert not pool_templates(TRAIN) & pool_templates(HELDOUT)
@@ -51,9 +69,10 @@ def test_case_styles_affixes_and_templates_are_disjoint():
 
 
 def test_the_training_pool_avoids_every_heldout_word():
-    assert TRAIN.avoid == HELDOUT_WORDS
-    assert not HELDOUT.avoid
-    assert HELDOUT.marks == HELDOUT_WORDS and not TRAIN.marks
+    assert TRAIN.avoid == HELDOUT_WORDS and TRAIN.avoid_forms == HELDOUT_FORMS
+    assert not HELDOUT.avoid and not HELDOUT.avoid_forms
+    assert HELDOUT.marks == HELDOUT_WORDS and HELDOUT.mark_forms == HELDOUT_FORMS
+    assert not TRAIN.marks and not TRAIN.mark_forms
 
 
 @pytest.mark.parametrize("p", [TRAIN, HELDOUT], ids=["train", "heldout"])
