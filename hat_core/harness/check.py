@@ -8,6 +8,8 @@ references, JSON Schemas, hook events and patterns, prompt placeholders, identif
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections import Counter
 from typing import Any
@@ -122,11 +124,13 @@ def _check_tool(i: int, tool: dict) -> list[Problem]:
     if params is None or not isinstance(params, dict):
         return problems
     path = f"{base}.parameters"
-    try:
-        jsonschema.Draft202012Validator.check_schema(params)
-    except jsonschema.SchemaError as exc:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
-        return problems + [Problem(path + where, f"invalid JSON Schema: {exc.message}")]
+    key = _shape_key(params)
+    if key is None or not _schema_shape_valid(key):
+        try:  # the real schema again, for the error's own path and message
+            jsonschema.Draft202012Validator.check_schema(params)
+        except jsonschema.SchemaError as exc:
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
+            return problems + [Problem(path + where, f"invalid JSON Schema: {exc.message}")]
     if params.get("type") != "object":
         problems.append(Problem(f"{path}.type", "tool parameters must be a JSON Schema of "
                                                 "type 'object'"))
@@ -139,6 +143,48 @@ def _check_tool(i: int, tool: dict) -> list[Problem]:
                 problems.append(Problem(f"{path}.required[{j}]",
                                         f"required parameter {req!r} is not in properties"))
     return problems
+
+
+def _shape(schema: Any) -> Any:
+    """`schema` with what the meta-schema cannot tell apart made equal: property names become
+    `p0, p1, ...` (in `properties` and `required` alike) and string descriptions and titles
+    empty. The meta-schema only checks that such names and texts are strings, so the shape
+    is a valid schema exactly when `schema` is; HSA variants (renamed parameters, reworded
+    descriptions) then share one check."""
+    if isinstance(schema, list):
+        return [_shape(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    props = schema.get("properties")
+    names = {n: f"p{i}" for i, n in enumerate(props)} if isinstance(props, dict) else {}
+    out = {}
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {names[n]: _shape(v) for n, v in value.items()}
+        elif key == "required" and isinstance(value, list):
+            out[key] = [names.get(v, v) if isinstance(v, str) else v for v in value]
+        elif key in ("description", "title") and isinstance(value, str):
+            out[key] = ""
+        else:
+            out[key] = _shape(value)
+    return out
+
+
+def _shape_key(schema: dict) -> str | None:
+    """The cache key of a schema's shape; None when it is not plain JSON (checked uncached)."""
+    try:
+        return json.dumps(_shape(schema), sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_shape_valid(key: str) -> bool:
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(key))
+    except jsonschema.SchemaError:
+        return False
+    return True
 
 
 def _check_hook(i: int, hook: dict) -> list[Problem]:

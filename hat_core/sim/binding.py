@@ -25,12 +25,12 @@ import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from hat_core.diff.param_match import HintRefusal, Param, pair_params, schema_params, tool_params
+from hat_core.diff.param_match import HintRefusal, Param, pair_params, schema_params
 from hat_core.harness.model import Harness, Tool, canonical_dumps
 from hat_core.harness.render import Rendered, active_profile, render
 from hat_core.sim.tools import TOOLS
@@ -148,8 +148,10 @@ def _build(harness: Harness, digest: str, rename_map: RenameMap, profile: str) -
 def bind_tool(tool: Tool, renames: Mapping[str, str]) -> ToolBinding:
     """Bind one harness tool's parameters onto its implementation's canonical ones."""
     spec = TOOLS.get(tool.id)
-    m = pair_params(reference_params(tool.id), tool_params(tool), renames if spec else None)
-    surface = {p.before.name: p.after.name for p in m.pairs}
+    hints = tuple(renames.items()) if spec else None  # in order: refusals are reported so
+    # declaration order is evidence (position), so the key keeps it: no sorted keys
+    pairs, refused = _pairing(tool.id, json.dumps(tool.parameters, ensure_ascii=False), hints)
+    surface = dict(pairs)
     props: dict = tool.parameters.get("properties", {})
     required = tool.parameters.get("required", [])
     fillers = {name: _filler(props.get(name, {})) for name in required
@@ -158,8 +160,19 @@ def bind_tool(tool: Tool, renames: Mapping[str, str]) -> ToolBinding:
         tool_id=tool.id, name=tool.name,
         to_surface=surface, to_canonical={v: k for k, v in surface.items()},
         fillers=fillers, implemented=spec is not None,
-        validator=Draft202012Validator(tool.parameters), refused=m.refused,
+        validator=Draft202012Validator(tool.parameters), refused=refused,
     )
+
+
+@lru_cache(maxsize=8192)
+def _pairing(tool_id: str, parameters: str, hints: tuple[tuple[str, str], ...] | None
+             ) -> tuple[dict[str, str], tuple]:
+    """canonical -> surface parameter names and the refused hints of one tool, memoised by
+    the tool's parameter schema and hints: HSA variants repeat most tools unchanged (the
+    name is no evidence to the matcher), and matching is most of the cost of a bind."""
+    m = pair_params(reference_params(tool_id), schema_params(json.loads(parameters)),
+                    dict(hints) if hints is not None else None)
+    return {p.before.name: p.after.name for p in m.pairs}, tuple(m.refused)
 
 
 @cache

@@ -196,3 +196,41 @@ def test_missing_file_and_binary_file(tmp_path):
     path.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(HarnessError, match="not UTF-8"):
         load_harness(path)
+
+
+def _meta_valid(schema) -> bool:
+    import jsonschema
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError:
+        return False
+    return True
+
+
+def test_the_cached_schema_check_agrees_with_jsonschema():
+    """The shape a schema is checked by (names and texts made equal) is valid exactly when
+    the schema is: on every example tool, on renamed copies and on broken ones."""
+    from hat_core.harness.check import _schema_shape_valid, _shape, _shape_key
+    from hat_core.harness.io import load_harness
+
+    schemas = [t.parameters for name in ("v1", "v2", "v3", "v4")
+               for t in load_harness(f"examples/harnesses/{name}.yaml").tools]
+    base = {"type": "object", "properties": {"sku": {"type": "string", "description": "x"}},
+            "required": ["sku"]}
+    renamed = {**base, "properties": {"variant": {"type": "string", "description": "y"}},
+               "required": ["variant"]}
+    schemas += [
+        renamed,
+        {**base, "properties": {"sku": {"type": "strin"}}},             # unknown type
+        {**base, "required": [1]},                                      # not a string
+        {**base, "required": ["sku", "sku"]},                           # not unique
+        {**base, "properties": {"sku": {"type": "string", "description": 3}}},
+        {**base, "properties": {"sku": {"type": "string", "title": ["t"]}}},
+        {**base, "properties": {"sku": {"type": "array", "items": {"type": 7}}}},
+        {**base, "properties": "sku"},
+        {**base, "properties": {"sku": {"properties": {"a": {"minimum": "0"}}}}},
+    ]
+    for schema in schemas:
+        assert _schema_shape_valid(_shape_key(schema)) == _meta_valid(schema), schema
+        assert _meta_valid(_shape(schema)) == _meta_valid(schema), schema
+    assert _shape_key(base) == _shape_key(renamed)  # a renamed copy shares one check
