@@ -54,7 +54,7 @@ from hat_core.errors import ConfigError, HatError, Problem
 from hat_core.harness.model import Harness
 from hat_core.harness.render import render_tools, use_profile
 from hat_core.sim.batch import world
-from hat_core.sim.binding import bind
+from hat_core.sim.binding import harness_hash
 
 
 class DataValidationError(HatError):
@@ -185,7 +185,9 @@ def _generate(harness: Harness, config: DataConfig, teacher: Teacher | None, sta
     try:
         with timer("rollout"):
             rollouts = play_all(surfaces, scenarios, catalog, teacher,
-                                samples=config.rejection.best_of_n, progress=progress)
+                                samples=config.rejection.best_of_n,
+                                per_surface=config.scenarios_per_surface, seed=config.seed,
+                                progress=progress)
     finally:
         if own:
             teacher.close()
@@ -225,8 +227,8 @@ def tools_text(harness: Harness) -> str:
 
 
 def surface_digests(harnesses: Sequence[Harness]) -> dict[str, str]:
-    """harness hash -> sha256 of its `tools` column text."""
-    return {bind(h).harness_hash: hashlib.sha256(tools_text(h).encode("utf-8")).hexdigest()
+    """harness hash -> sha256 of its `tools` column text (the hash `bind(h)` carries)."""
+    return {harness_hash(h): hashlib.sha256(tools_text(h).encode("utf-8")).hexdigest()
             for h in harnesses}
 
 

@@ -9,6 +9,7 @@ is reported at once as a `ConfigError` whose problems list the valid keys:
     scenarios: 60          # scenario bank size; every scenario runs on the original + K variants
     variants: 4            # K training variants from HSA (pool train)
     catalog_size: 24
+    scenarios_per_surface: 0   # or n: each surface plays n of the scenarios (dealt, seeded)
     hsa: {}                # an HSA config (see docs/hsa.md); its pool is always `train` here
     teacher: {kind: oracle, slip_rate: 0.1, concurrency: 1, retries: 2, timeout_s: 60}
     rejection: {min_accuracy: 1.0, min_effectiveness: 0.75, best_of_n: 1}
@@ -113,6 +114,8 @@ class DataConfig:
     scenarios: int = 60
     variants: int = 4
     catalog_size: int = 24
+    # 0: every scenario on every surface; n: n scenarios per surface (`rollout.deal`)
+    scenarios_per_surface: int = 0
     hsa: Mapping[str, Any] = field(default_factory=dict)
     teacher: TeacherConfig = TeacherConfig()
     rejection: RejectionConfig = RejectionConfig()
@@ -127,6 +130,8 @@ class DataConfig:
         data = json.loads(json.dumps(dataclasses.asdict(self), default=list))
         if data["render_profile"] == "full":  # added later: keep older content hashes
             del data["render_profile"]
+        if data["scenarios_per_surface"] == 0:
+            del data["scenarios_per_surface"]
         return data
 
     def content_hash(self) -> str:
@@ -208,7 +213,8 @@ def _check_value(key: str, value: Any) -> list[Problem]:
     if key in _POSITIVE and not (isinstance(value, int) and not isinstance(value, bool)
                                  and value >= 1):
         return [Problem(key, f"must be an integer >= 1, got {value!r}")]
-    if key in ("seed", "variants", "splits.heldout_variants", "teacher.retries",
+    if key in ("seed", "variants", "scenarios_per_surface", "splits.heldout_variants",
+               "teacher.retries",
                "validation.min_messages", "validation.min_chars") and not (
             isinstance(value, int) and not isinstance(value, bool) and value >= 0):
         return [Problem(key, f"must be an integer >= 0, got {value!r}")]

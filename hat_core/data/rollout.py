@@ -1,7 +1,13 @@
-"""Rollouts: a teacher plays every scenario on the original harness and on K HSA variants.
+"""Rollouts: a teacher plays the scenarios on the original harness and on K HSA variants.
 
     surfaces = training_surfaces(harness, config)          # original + K train-pool variants
     rollouts = play_all(surfaces, scenarios, catalog, teacher, samples=best_of_n)
+    rollouts = play_all(surfaces, scenarios, catalog, teacher, per_surface=6, seed=0)
+
+By default every scenario runs on every surface. With `per_surface = n` each surface plays n
+scenarios instead, dealt in consecutive blocks from one seeded stream that takes the scenario
+kinds in turn (`deal`): a large variant pool then costs n rollouts per variant, not the whole
+bank, and every kind keeps an equal share (`scenarios_per_surface` in the data config).
 
 A `Surface` is one harness the teacher is shown, with the simulator binding map that ties
 its renamed parameters back to the canonical ones. Each `Rollout` is scored against the
@@ -12,6 +18,7 @@ it. `make_variants` is the one place that calls HSA.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -110,11 +117,41 @@ def play(surface: Surface, scenario: Scenario, catalog: Catalog, teacher: Teache
                    score_episode(episode, scenario, surface.harness))
 
 
+def deal(surfaces: Sequence[Surface], scenarios: Sequence[Scenario], per_surface: int,
+         seed: int) -> list[tuple[Surface, Scenario]]:
+    """The (surface, scenario) pairs to play: all of them when `per_surface` is 0 or covers
+    the bank, else `per_surface` scenarios per surface, dealt from one seeded stream that
+    takes the scenario kinds in turn. Every kind then gets the same share of the rollouts
+    even when the bank holds few distinct scenarios of it (comments repeat their wording and
+    are deduplicated before any teacher call): such scenarios are dealt to several surfaces.
+    Within one surface a scenario repeats only when `per_surface` exceeds the kinds times the
+    distinct scenarios of a kind."""
+    if per_surface <= 0 or per_surface >= len(scenarios):
+        return [(su, sc) for sc in scenarios for su in surfaces]
+    rng = random.Random(f"deal:{seed}")
+    by_kind: dict[str, list[Scenario]] = {}
+    for sc in scenarios:
+        by_kind.setdefault(sc.kind, []).append(sc)
+    kinds = sorted(by_kind)
+    for kind in kinds:
+        rng.shuffle(by_kind[kind])
+    rng.shuffle(kinds)
+    k = len(kinds)
+
+    def nth(p: int) -> Scenario:
+        group = by_kind[kinds[p % k]]
+        return group[(p // k) % len(group)]
+
+    return [(su, nth(j * per_surface + i)) for j, su in enumerate(surfaces)
+            for i in range(per_surface)]
+
+
 def play_all(surfaces: Sequence[Surface], scenarios: Sequence[Scenario], catalog: Catalog,
-             teacher: Teacher, *, samples: int = 1,
+             teacher: Teacher, *, samples: int = 1, per_surface: int = 0, seed: int = 0,
              progress: Progress | None = None) -> list[Rollout]:
-    """Every scenario x surface x sample, in that order."""
-    jobs = [(su, sc, k) for sc in scenarios for su in surfaces for k in range(samples)]
+    """Every (surface, scenario) pair of `deal` x sample."""
+    jobs = [(su, sc, k) for su, sc in deal(surfaces, scenarios, per_surface, seed)
+            for k in range(samples)]
     total, step = len(jobs), max(1, len(jobs) // 100)
     out: list[Rollout] = []
     if teacher.concurrency > 1:

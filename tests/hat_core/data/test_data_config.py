@@ -32,9 +32,10 @@ def test_unknown_keys_are_rejected_listing_the_valid_ones(tmp_path):
 def test_every_bad_value_is_reported_at_once():
     with pytest.raises(ConfigError) as err:
         load_data_config(None, {"rejection.min_accuracy": 1.5, "scenarios": 0,
-                                "retry.full_retry_share": -0.1})
+                                "retry.full_retry_share": -0.1, "scenarios_per_surface": -1})
     paths = {p.path for p in err.value.problems}
-    assert paths == {"rejection.min_accuracy", "scenarios", "retry.full_retry_share"}
+    assert paths == {"rejection.min_accuracy", "scenarios", "retry.full_retry_share",
+                     "scenarios_per_surface"}
 
 
 @pytest.mark.parametrize("overrides, path", [
@@ -60,6 +61,16 @@ def test_the_example_configs_load():
     assert tiny.teacher.kind == "oracle" and gpu.teacher.kind == "openai"
     assert gpu.scenarios * (1 + gpu.variants) >= 10_000
     assert tiny.content_hash() != gpu.content_hash()
+    cpu = load_data_config(ROOT / "examples" / "configs" / "data_cpu.yaml")
+    assert cpu.scenarios >= 1000 and cpu.catalog_size >= 100 and cpu.variants >= 500
+    assert cpu.scenarios_per_surface > 0 and cpu.render_profile == "compact"
+
+
+def test_scenarios_per_surface_at_its_default_keeps_older_content_hashes():
+    # the key was added later: a config that does not use it hashes as before
+    assert "scenarios_per_surface" not in load_data_config(None).to_dict()
+    assert load_data_config(None, {"scenarios_per_surface": 6}).to_dict()[
+        "scenarios_per_surface"] == 6
 
 
 def test_paths_and_the_hsa_section_are_checked_up_front(tmp_path):
