@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hat_core.data.rollout import Surface, surface_of
+from hat_core.evaluation.call_metrics import CaseCalls, case_calls
 from hat_core.evaluation.judging import judge_name
 from hat_core.harness.model import Harness
 from hat_core.hsa.augment import augment_many
@@ -85,6 +86,11 @@ class CaseOutcome:
     judge: str = "rule"  # who gave the verdict: `rule` or `llm:<model>`
 
     @property
+    def calls(self) -> CaseCalls:
+        """Right first tool, exact first call, all calls exact, facts stated."""
+        return case_calls(self.scenario, self.episode, self.scores)
+
+    @property
     def case_id(self) -> str:
         parts = [self.suite, self.group, self.surface.variant_id, self.scenario.id]
         return "/".join(p for p in parts if p)
@@ -99,6 +105,7 @@ class CaseOutcome:
             "transforms": list(self.surface.variant.transforms) if self.surface.variant else [],
             "scenario_id": self.scenario.id, "kind": self.scenario.kind,
             "passed": self.verdict.passed, "failure_type": self.verdict.failure,
+            "calls": self.calls.to_dict(),
             "failures": list(self.verdict.failures), "reason": self.verdict.reason,
             "judge": self.judge,
             "rewards": self.scores.rewards(), "retries": self.episode.retries,

@@ -12,6 +12,10 @@ metric `pass_rate` (the paper's T1/T2 scores are the same share, times 100), als
 as `accuracy` (the key `hat_core.release.gates` reads) with `bad_case_rate` = 1 - pass rate; `t2`
 also reports `t1_pass_rate` and `gap` = T1 - T2 (it plays T1 itself unless given
 `t1_pass_rate`). `mean_accuracy` is the mean of the Accuracy reward, a different number.
+Beside the pass rate every result has the call-level metrics `first_tool_right`,
+`first_call_exact`, `all_calls_exact` and `fact_accuracy` (`hat_core.evaluation.call_metrics`),
+and its summary 95% intervals of each (`intervals`) and the same numbers per scenario kind
+(`by_kind`) and, for `t2`, per variant (`variants`).
 Every failed case goes to `bad_cases` (a `BadCaseSink`) when one is passed.
 """
 
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 
 from hat_core.errors import ConfigError
 from hat_core.evaluation.badcases import BadCaseSink, report_bad_cases
+from hat_core.evaluation.call_metrics import METRICS, call_metrics, wilson
 from hat_core.evaluation.cases import (
     CaseOutcome,
     Progress,
@@ -57,15 +62,34 @@ def reward_means(outcomes: Sequence[CaseOutcome]) -> dict[str, float]:
     return {k: sum(o.scores.rewards()[k] for o in outcomes) / n for k in REWARD_NAMES}
 
 
+def breakdown(outcomes: Sequence[CaseOutcome]) -> dict:
+    """Cases, pass rate and the call metrics of a group of cases, with their intervals."""
+    passed = sum(o.verdict.passed for o in outcomes)
+    calls, intervals = call_metrics([o.calls for o in outcomes])
+    return {"cases": len(outcomes), "pass_rate": pass_rate(outcomes), **calls,
+            "intervals": {"pass_rate": list(wilson(passed, len(outcomes))), **intervals}}
+
+
+def by_key(outcomes: Sequence[CaseOutcome], key) -> dict[str, dict]:
+    """`breakdown` per value of `key(outcome)`, in first-seen order."""
+    groups: dict[str, list[CaseOutcome]] = {}
+    for o in outcomes:
+        groups.setdefault(key(o), []).append(o)
+    return {k: breakdown(v) for k, v in groups.items()}
+
+
 def qa_result(suite: str, outcomes: Sequence[CaseOutcome], extra: dict | None = None,
               summary: dict | None = None) -> SuiteResult:
-    """Pass rate, mean rewards, failure counts and one row per case."""
+    """Pass rate, the call metrics (`hat_core.evaluation.call_metrics`), mean rewards,
+    failure counts, 95% intervals, a breakdown per scenario kind and one row per case."""
     rate = pass_rate(outcomes)
+    overall = breakdown(outcomes)
     metrics = {"pass_rate": rate, "accuracy": rate, "bad_case_rate": 1.0 - rate if outcomes
-               else 0.0, **(extra or {}),
+               else 0.0, **{k: overall[k] for k in METRICS}, **(extra or {}),
                **{f"mean_{k}": v for k, v in reward_means(outcomes).items()}}
     full = {"cases": len(outcomes), "passed": sum(o.verdict.passed for o in outcomes),
-            "failures": failure_counts(outcomes), **(summary or {})}
+            "failures": failure_counts(outcomes), "intervals": overall["intervals"],
+            "by_kind": by_key(outcomes, lambda o: o.scenario.kind), **(summary or {})}
     return SuiteResult(suite, metrics, full, tuple(o.row() for o in outcomes))
 
 
@@ -126,8 +150,7 @@ class T2Suite:
             t1_pass_rate = pass_rate(t1)
         report_bad_cases(outcomes, bad_cases)
         t2 = pass_rate(outcomes)
-        per_variant = {s.variant_id: {"pass_rate": pass_rate([o for o in outcomes
-                                                              if o.surface is s]),
+        per_variant = {s.variant_id: {**breakdown([o for o in outcomes if o.surface is s]),
                                       "transforms": list(s.variant.transforms)}
                        for s in surfaces if s.variant is not None}
         return qa_result(self.name, outcomes, {"t1_pass_rate": t1_pass_rate,
