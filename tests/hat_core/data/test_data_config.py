@@ -59,7 +59,7 @@ def test_the_example_configs_load():
     gpu = load_data_config(ROOT / "examples" / "configs" / "data_gpu.yaml",
                            {"opd.source": "builtin"})
     assert tiny.teacher.kind == "oracle" and gpu.teacher.kind == "openai"
-    assert gpu.scenarios * (1 + gpu.variants) >= 10_000
+    assert (1 + gpu.variants) * gpu.scenarios_per_surface >= 10_000
     assert tiny.content_hash() != gpu.content_hash()
     cpu = load_data_config(ROOT / "examples" / "configs" / "data_cpu.yaml")
     assert cpu.scenarios >= 1000 and cpu.catalog_size >= 100 and cpu.variants >= 500

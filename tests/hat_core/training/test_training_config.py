@@ -105,9 +105,12 @@ def test_example_configs_parse(name):
 
 
 def test_cpu_defaults_turn_gpu_features_off():
+    from hat_core.cpu import cpu_bf16_native
+
     defaults = device_defaults("cpu")
+    # bf16 (as autocast) only where this CPU computes it in hardware
     assert (defaults.bf16, defaults.gradient_checkpointing, defaults.use_vllm) == (
-        False, False, False)
+        cpu_bf16_native(), False, False)
     assert resolve(None, defaults.bf16) is False and resolve(True, False) is True
 
 
