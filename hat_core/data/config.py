@@ -52,6 +52,9 @@ class TeacherConfig:
     max_tokens: int = 512
     temperature: float = 0.0
     slip_rate: float = 0.1  # oracle: share of episodes in which it first trips a hook
+    # oracle: 0 = one short sentence of reasoning per message; N = a grounded deliberation
+    # of about N simulator tokens (hat_core.sim.reasoning), for the CoT length penalty
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,8 @@ class DataConfig:
             del data["render_profile"]
         if data["scenarios_per_surface"] == 0:
             del data["scenarios_per_surface"]
+        if data["teacher"]["reasoning_tokens"] == 0:
+            del data["teacher"]["reasoning_tokens"]
         return data
 
     def content_hash(self) -> str:
@@ -214,7 +219,7 @@ def _check_value(key: str, value: Any) -> list[Problem]:
                                  and value >= 1):
         return [Problem(key, f"must be an integer >= 1, got {value!r}")]
     if key in ("seed", "variants", "scenarios_per_surface", "splits.heldout_variants",
-               "teacher.retries",
+               "teacher.retries", "teacher.reasoning_tokens",
                "validation.min_messages", "validation.min_chars") and not (
             isinstance(value, int) and not isinstance(value, bool) and value >= 0):
         return [Problem(key, f"must be an integer >= 0, got {value!r}")]

@@ -3,7 +3,8 @@
 A `Teacher` is a simulator `Policy` (`act(obs) -> AssistantTurn`) with a `concurrency` (how
 many episodes the rollout may play at once on a thread pool). Three kinds, one interface:
 
-- `OracleTeacher(slip_rate, seed)`: the scripted oracle (the embedded default). In a seeded
+- `OracleTeacher(slip_rate, seed, reasoning_tokens)`: the scripted oracle (the embedded
+  default; `reasoning_tokens` N > 0 makes it deliberate about N tokens a message). In a seeded
   share of episodes it first trips one of the harness's `block_retry` hooks (a reply with a
   forbidden word, or a tool call that breaks the schema) and then recovers, so the hook-retry
   policy has real retries to work on.
@@ -52,9 +53,9 @@ class OracleTeacher(Teacher):
 
     name = "oracle"
 
-    def __init__(self, slip_rate: float = 0.1, seed: int = 0):
+    def __init__(self, slip_rate: float = 0.1, seed: int = 0, reasoning_tokens: int = 0):
         self.slip_rate, self.seed = slip_rate, seed
-        self._oracle = OraclePolicy()
+        self._oracle = OraclePolicy(reasoning_tokens)
 
     def act(self, obs: Observation) -> AssistantTurn:
         turn = self._oracle.act(obs)
@@ -203,4 +204,4 @@ def make_teacher(config: TeacherConfig, seed: int = 0) -> Teacher:
                              concurrency=config.concurrency, **common)
     if config.kind == "transformers":
         return TransformersTeacher(config.model_dir or "", **common)
-    return OracleTeacher(config.slip_rate, seed)
+    return OracleTeacher(config.slip_rate, seed, config.reasoning_tokens)

@@ -27,6 +27,7 @@ from hat_core.harness.model import Harness
 from hat_core.sim import replies
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.episode import AssistantTurn, ToolCall
+from hat_core.sim.reasoning import deliberate
 from hat_core.sim.scenarios import ExpectedCall, Scenario
 
 
@@ -53,9 +54,17 @@ class Policy(ABC):
 
 
 class OraclePolicy(Policy):
-    """The scripted teacher: required tool calls in order, then a templated reply."""
+    """The scripted teacher: required tool calls in order, then a templated reply.
+
+    `reasoning_tokens` 0: one short sentence of reasoning per message; N > 0: a grounded
+    deliberation of about N simulator tokens (`hat_core.sim.reasoning.deliberate`)."""
 
     name = "oracle"
+
+    def __init__(self, reasoning_tokens: int = 0):
+        if reasoning_tokens < 0:
+            raise ValueError(f"reasoning_tokens must be >= 0, got {reasoning_tokens}")
+        self.reasoning_tokens = reasoning_tokens
 
     def act(self, obs: Observation) -> AssistantTurn:
         binding = bind(obs.harness, obs.rename_map)
@@ -66,11 +75,13 @@ class OraclePolicy(Policy):
             tb = binding.tools_by_id.get(expected.tool_id)
             if tb is not None and expected.tool_id not in done:
                 call = _call(binding, expected, f"call_{obs.turn}_{n_calls}")
-                return AssistantTurn(reasoning=replies.plan(skill or "", tb.name),
-                                     tool_calls=(call,), skill=skill)
+                reasoning = (deliberate(binding, truth, skill or "", self.reasoning_tokens, tb)
+                             if self.reasoning_tokens else replies.plan(skill or "", tb.name))
+                return AssistantTurn(reasoning=reasoning, tool_calls=(call,), skill=skill)
         text = replies.compose(obs.scenario, truth, results)
-        return AssistantTurn(content=text, reasoning=replies.conclude(truth, skill or ""),
-                             skill=skill)
+        reasoning = (deliberate(binding, truth, skill or "", self.reasoning_tokens)
+                     if self.reasoning_tokens else replies.conclude(truth, skill or ""))
+        return AssistantTurn(content=text, reasoning=reasoning, skill=skill)
 
 
 def _read(messages: Sequence[dict], binding: Binding) -> tuple[set[str], dict[str, Any], int]:

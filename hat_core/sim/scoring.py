@@ -21,13 +21,16 @@ Per viewer turn (see docs/simulator.md for worked examples):
   misordered: 1 when the required tools were first called in another order.
 - Skill Selection = 1 if the chosen skill id is the expected one, 0 if another, 0.5 when no
   skill was declared and none can be inferred from the tools used.
-- CoT length penalty = max over assistant messages of clip((tokens - 100) / 100, 0, 1).
+- CoT length penalty = max over assistant messages of clip((tokens - free) / (full - free),
+  0, 1), with free = 100 and full = 200 unless `use_cot_limits(CotLimits(...))` sets others
+  (`scaled_cot_limits(N)` for a teacher that reasons about N tokens, hat_core.sim.reasoning).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from hat_core.harness.model import ForbiddenPatterns, ForbiddenWords, Harness
@@ -86,9 +89,52 @@ class Scores:
         return asdict(self)
 
 
-def cot_penalty(tokens: int) -> float:
-    """0 up to 100 reasoning tokens, linear to 1 at 200: `cot_penalty(150) == 0.5`."""
-    return min(1.0, max(0.0, (tokens - COT_FREE) / (COT_FULL - COT_FREE)))
+@dataclass(frozen=True)
+class CotLimits:
+    """Where the CoT length penalty starts (`free`) and where it reaches 1 (`full`), in
+    simulator tokens of one turn's reasoning."""
+
+    free: int = COT_FREE
+    full: int = COT_FULL
+
+    def __post_init__(self):
+        if not 0 <= self.free < self.full:
+            raise ValueError(f"CoT limits need 0 <= free < full, got free={self.free}, "
+                             f"full={self.full}")
+
+
+DEFAULT_COT = CotLimits()
+_cot = {"limits": DEFAULT_COT}
+
+
+def scaled_cot_limits(teacher_tokens: int) -> CotLimits:
+    """Limits in the report's proportion to its teacher's reasoning: a ~300-token teacher
+    and a penalty from 100 to 200, so free = N/3 and full = 2N/3 of a teacher's N tokens."""
+    free = max(1, round(teacher_tokens / 3))
+    return CotLimits(free, max(free + 1, round(2 * teacher_tokens / 3)))
+
+
+def active_cot_limits() -> CotLimits:
+    """The process-wide CoT limits (100 / 200 unless `use_cot_limits` changed them)."""
+    return _cot["limits"]
+
+
+@contextmanager
+def use_cot_limits(limits: CotLimits | None) -> Iterator[CotLimits]:
+    """Score the CoT length penalty with `limits` inside the block (None keeps the current)."""
+    previous = _cot["limits"]
+    _cot["limits"] = limits or previous
+    try:
+        yield _cot["limits"]
+    finally:
+        _cot["limits"] = previous
+
+
+def cot_penalty(tokens: int, limits: CotLimits | None = None) -> float:
+    """0 up to `limits.free` reasoning tokens, linear to 1 at `limits.full` (the active
+    limits by default: `cot_penalty(150) == 0.5` under 100 / 200)."""
+    lim = limits or active_cot_limits()
+    return min(1.0, max(0.0, (tokens - lim.free) / (lim.full - lim.free)))
 
 
 def score_episode(episode: Episode, scenario: Scenario, harness: Harness) -> Scores:

@@ -54,6 +54,25 @@ class TrackingConfig:
 
 
 @dataclass(frozen=True)
+class CotConfig:
+    """The CoT length penalty's limits for HSA-RL's rewards (`hat_core.sim.scoring`): 0 up to
+    `free` reasoning tokens, 1 from `full`. `teacher_tokens` N > 0 sets them in the report's
+    proportion to a teacher that reasons about N tokens (N/3 and 2N/3; the data build's
+    `teacher.reasoning_tokens`), overriding `free` and `full`."""
+
+    free: int = 100
+    full: int = 200
+    teacher_tokens: int = 0
+
+    def limits(self):
+        from hat_core.sim.scoring import CotLimits, scaled_cot_limits
+
+        if self.teacher_tokens:
+            return scaled_cot_limits(self.teacher_tokens)
+        return CotLimits(self.free, self.full)
+
+
+@dataclass(frozen=True)
 class ProbeConfig:
     """The quick regression probe run after the stage: T1 episodes and IFE-P prompts."""
 
@@ -153,6 +172,7 @@ class RlStageConfig(StageConfig):
     temperature: float = 1.0
     learning_rate: float = 1e-5
     use_vllm: bool | None = None
+    cot: CotConfig = CotConfig()
 
     @property
     def multi_objective_aggregation(self) -> str:
@@ -230,6 +250,7 @@ def _check_numbers(config: StageConfig) -> list[Problem]:
         problems.append(Problem("learning_rate", "must be > 0"))
     if isinstance(config, RlStageConfig):
         problems += _check_groups(config)
+        problems += _check_cot(config.cot)
     if isinstance(config, OpdStageConfig) and not 0 <= config.beta <= 1:
         problems.append(Problem("beta", "must be in [0, 1] (0 forward KL, 0.5 JSD, 1 reverse KL)"))
     return problems
@@ -247,6 +268,15 @@ def _check_groups(config: RlStageConfig) -> list[Problem]:
             f"{completions}) must be a multiple of num_generations = {config.num_generations}: "
             f"{completions // config.num_generations or 1} group(s) per step need "
             f"{(completions // config.num_generations or 1) * config.num_generations}"))]
+    return []
+
+
+def _check_cot(cot: CotConfig) -> list[Problem]:
+    if cot.teacher_tokens < 0:
+        return [Problem("cot.teacher_tokens", f"must be >= 0, got {cot.teacher_tokens}")]
+    if not cot.teacher_tokens and not 0 <= cot.free < cot.full:
+        return [Problem("cot.free", f"need 0 <= free < full, got free={cot.free}, "
+                                    f"full={cot.full}")]
     return []
 
 

@@ -7,7 +7,9 @@
 `rl_env.py`), one reward function per weighted reward (`rewards_adapter.py`, logged as
 `rewards/<name>/mean`), `multi_objective_aggregation` = `sum_then_normalize` (GRPO) or
 `normalize_then_sum` (GDPO), and the CoT length penalty as the negative `cot_length_penalty`
-reward. Groups whose rewards carry no signal are counted and reported.
+reward, scored with the stage's `cot` limits (`use_cot_limits`; 100 / 200 by default, or in
+proportion to a long-reasoning teacher's length). Groups whose rewards carry no signal are
+counted and reported.
 """
 
 from __future__ import annotations
@@ -92,11 +94,17 @@ def build_rl_trainer(config: RlStageConfig, defaults):
 def run_rl(config: RlStageConfig, *, tracking=None, progress: Progress | None = None,
            resume: bool = False) -> StageResult:
     """Run HSA-RL: `config.base` -> `config.output_dir`."""
+    from hat_core.sim.scoring import use_cot_limits
+
     defaults = setup(config)
     trainer, tokenizer, flat, info = build_rl_trainer(config, defaults)
     hashes = {"harness": file_digest(config.harness), "rl_rows": info["rows_hash"]}
-    return run_stage("rl", trainer, tokenizer, config, resume=resume,
-                     tracking=tracking_for(config, "rl", tracking), dataset_hashes=hashes,
-                     progress=progress,
-                     extra=lambda: flat.summary() | {"pool": info["pool"], "rows": info["rows"]})
+    limits = config.cot.limits()
+    with use_cot_limits(limits):  # the rewards score the penalty with the stage's limits
+        return run_stage("rl", trainer, tokenizer, config, resume=resume,
+                         tracking=tracking_for(config, "rl", tracking), dataset_hashes=hashes,
+                         progress=progress,
+                         extra=lambda: flat.summary() | {
+                             "pool": info["pool"], "rows": info["rows"],
+                             "cot_limits": {"free": limits.free, "full": limits.full}})
 

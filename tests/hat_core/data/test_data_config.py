@@ -73,6 +73,20 @@ def test_scenarios_per_surface_at_its_default_keeps_older_content_hashes():
         "scenarios_per_surface"] == 6
 
 
+def test_the_long_reasoning_teacher_setting_is_checked_and_hashed_only_when_used():
+    assert "reasoning_tokens" not in load_data_config(None).to_dict()["teacher"]
+    long = load_data_config(None, {"teacher.reasoning_tokens": 90})
+    assert long.to_dict()["teacher"]["reasoning_tokens"] == 90
+    assert long.content_hash() != load_data_config(None).content_hash()
+    with pytest.raises(ConfigError) as err:
+        load_data_config(None, {"teacher.reasoning_tokens": -5})
+    assert [p.path for p in err.value.problems] == ["teacher.reasoning_tokens"]
+    from data_helpers import ROOT
+
+    cpu = load_data_config(ROOT / "examples" / "configs" / "data_cpu_fixed.yaml")
+    assert cpu.variants == 0 and cpu.scenarios_per_surface == 0
+
+
 def test_paths_and_the_hsa_section_are_checked_up_front(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_data_config(None, {"opd.source": str(tmp_path / "nope"),

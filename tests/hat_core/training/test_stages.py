@@ -69,6 +69,7 @@ def test_rl_logs_each_reward_and_counts_flat_groups(rl_overrides):
     extra = result.extra
     assert extra["groups"] >= 2 and 0 <= extra["flat_groups"] <= extra["groups"]
     assert [p["name"] for p in extra["pool"]] == ["original", "v000", "v001"]
+    assert extra["cot_limits"] == {"free": 100, "full": 200}
     manifest = read_manifest(result.output_dir)
     assert manifest["extra"]["flat_group_share"] == extra["flat_group_share"]
     assert set(manifest["dataset_hashes"]) == {"harness", "rl_rows"}

@@ -136,3 +136,16 @@ def test_rl_steps_hold_whole_groups_and_say_how_many():
     assert ("per_device_train_batch_size: a step's completions (per_device_train_batch_size x "
             "gradient_accumulation_steps = 6) must be a multiple of num_generations = 4"
             ) in _problems(excinfo)
+
+
+def test_rl_cot_limits_scale_with_the_teacher_and_are_checked():
+    config = load_stage_config("rl", None, {"output_dir": "out", "cot.teacher_tokens": 90},
+                               check_paths=False)
+    assert (config.cot.limits().free, config.cot.limits().full) == (30, 60)
+    default = load_stage_config("rl", None, {"output_dir": "out"}, check_paths=False)
+    assert (default.cot.limits().free, default.cot.limits().full) == (100, 200)
+    for bad, path in [({"cot.free": 200}, "cot.free"),
+                      ({"cot.teacher_tokens": -1}, "cot.teacher_tokens")]:
+        with pytest.raises(ConfigError) as err:
+            load_stage_config("rl", None, {"output_dir": "out", **bad}, check_paths=False)
+        assert [p.path for p in err.value.problems] == [path]
