@@ -298,6 +298,46 @@ def _summary_table(report) -> None:
         typer.echo(f"{r.suite}: " + "  ".join(f"{k}={v:.3f}" for k, v in r.metrics.items()))
 
 
+@app.command("compare")
+@exits_on_error
+def compare_cmd(
+    first: Path = typer.Argument(..., help="report JSON or .cases.jsonl of the first model (a)"),
+    second: Path = typer.Argument(..., help="the second model's (b), same cases"),
+    suites: str = typer.Option("t1,t2", "--suites", help="comma-separated suites to compare"),
+    metrics: str = typer.Option("first_tool_right,first_call_exact,all_calls_exact,passed",
+                                "--metrics", help="per-case outcomes to compare"),
+    out: Path | None = typer.Option(None, "--out", help="write the comparisons as JSON"),
+) -> None:
+    """Two models on the same cases: each rate with its interval, b - a with a bootstrap
+    interval, and McNemar's exact test (paired by case)."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from hat_core.evaluation.paired import compare_cases, read_case_rows
+
+    a, b = read_case_rows(first), read_case_rows(second)
+    table = Table(title=f"b = {second.name} against a = {first.name} (paired by case)")
+    for col in ("suite", "metric", "cases", "a", "b", "b - a (95% CI)", "a only", "b only",
+                "McNemar p"):
+        table.add_column(col)
+    results = []
+    for suite in [s for s in suites.split(",") if s]:
+        for metric in [m for m in metrics.split(",") if m]:
+            c = compare_cases(a, b, metric=metric, suite=suite)
+            results.append(c.to_dict())
+            table.add_row(suite, metric, str(c.n), f"{100 * c.a:.1f}", f"{100 * c.b:.1f}",
+                          f"{100 * c.diff:+.1f} ({100 * c.diff_interval[0]:+.1f}, "
+                          f"{100 * c.diff_interval[1]:+.1f})", str(c.a_only), str(c.b_only),
+                          f"{c.p_value:.3g}")
+    Console(width=140).print(table)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        typer.echo(f"wrote {out}")
+
+
 @app.command("edit-check")
 @exits_on_error
 def edit_check_cmd(
