@@ -16,7 +16,6 @@ would quietly compare other things.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from hat_core.evaluation.call_metrics import ALPHA, BOOTSTRAP, CASE_RATES, wilson
 from hat_core.evaluation.errors import EvalInputError
+from hat_core.evaluation.jsonl import read_jsonl
 
 OUTCOMES = ("passed", *CASE_RATES)
 
@@ -60,20 +60,12 @@ def outcome(row: Mapping, metric: str) -> bool:
 def read_case_rows(path: Path) -> list[dict]:
     """The rows of a suite run's `.cases.jsonl` (or a report JSON's path: the file beside it)."""
     path = Path(path)
-    if path.suffix == ".json" and not path.name.endswith(".cases.jsonl"):
+    if path.suffix == ".json":
         path = path.with_suffix(".cases.jsonl")
     if not path.is_file():
         raise EvalInputError(f"{path}: no such case file (hat eval run writes "
                              f"REPORT.cases.jsonl beside --out)")
-    rows = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise EvalInputError(f"{path}:{i}: not JSON ({exc.msg})") from None
-    return rows
+    return [row.data for row in read_jsonl(path)]
 
 
 def _by_case(rows: Iterable[Mapping], suite: str | None, metric: str,

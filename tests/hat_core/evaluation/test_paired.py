@@ -71,4 +71,5 @@ def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
     broken = tmp_path / "broken.cases.jsonl"
     broken.write_text('{"case_id": "x"\n')
     result = hat.invoke(app, ["eval", "compare", str(broken), str(tmp_path / "oracle.json")])
-    assert result.exit_code == 2 and "broken.cases.jsonl:1: not JSON" in result.output
+    assert result.exit_code == 2
+    assert "broken.cases.jsonl:1" in result.output and "not JSON" in result.output
