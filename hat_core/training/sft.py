@@ -11,16 +11,20 @@ to `max_length` tokens (`hat_core.training.packing`), tokenised exactly as `SFTT
 (TRL's training template, assistant masks) and padded to `max_length`, so each step has one
 shape and the system prompt is paid once per row instead of once per episode. Those rows
 train through `transformers.Trainer` (the base of `SFTTrainer`: the same arguments,
-callbacks, checkpoints, resume and MLflow logging) with the model's own causal-LM loss:
-`SFTTrainer` computes log-probs, entropy and top-1 through a chunked LM head for its
-metrics, which halved the tokens/s on CPU (benchmarks/train_throughput.py, docs/training.md).
+callbacks, checkpoints, resume and MLflow logging): `SFTTrainer` computes log-probs,
+entropy and top-1 through a chunked LM head for its metrics, which halved the tokens/s on CPU
+(benchmarks/train_throughput.py, docs/training.md). The loss is the causal-LM loss on the
+assistant tokens with logits computed only there (`assistant_logits_trainer`); under
+`torch_compile` the model's own loss over all logits (a mask of varying size would recompile).
 """
 
 from __future__ import annotations
 
+import functools
+
 from hat_core.errors import ConfigError, Problem
 from hat_core.training.config import SftStageConfig
-from hat_core.training.packing import encode_fixed, pack_episodes
+from hat_core.training.packing import IGNORE, encode_fixed, pack_episodes
 from hat_core.training.rows import file_digest, load_sft_rows
 from hat_core.training.stage import (
     Progress,
@@ -57,6 +61,37 @@ def sft_dataset(config: SftStageConfig, tokenizer):
                               "labels": encoded.labels}).with_format("torch")
 
 
+@functools.cache
+def assistant_logits_trainer():
+    """`transformers.Trainer` whose loss projects onto the vocabulary only the positions that
+    carry loss: the model's `logits_to_keep` as a boolean mask over (row, position) (the
+    packed-training form of transformers' `slice_logits_to_keep`), then the cross-entropy of
+    those logits, summed over the batch's labelled tokens and divided by their count
+    (`num_items_in_batch` under gradient accumulation, as the model's own loss does). The
+    same loss as the full logits give, without the LM head and the float softmax over the
+    ~75% of a packed row that is system prompt, tool results and padding."""
+    import torch
+    import torch.nn.functional as F
+    from transformers import Trainer
+
+    class AssistantLogitsTrainer(Trainer):
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            inputs = dict(inputs)
+            labels = inputs.pop("labels")
+            targets = labels[:, 1:]
+            wanted = targets != IGNORE
+            keep = torch.zeros_like(labels, dtype=torch.bool)
+            keep[:, :-1] = wanted
+            outputs = model(**inputs, logits_to_keep=keep, use_cache=False)
+            loss = F.cross_entropy(outputs.logits.float().reshape(-1, outputs.logits.shape[-1]),
+                                   targets[wanted], reduction="sum")
+            count = num_items_in_batch if num_items_in_batch is not None else wanted.sum()
+            loss = loss / count
+            return (loss, outputs) if return_outputs else loss
+
+    return AssistantLogitsTrainer
+
+
 def build_sft_trainer(config: SftStageConfig, defaults):
     """`(trainer, tokenizer)` ready to train."""
     model, tokenizer = load_model(config.base, defaults, config)
@@ -68,8 +103,9 @@ def build_sft_trainer(config: SftStageConfig, defaults):
             from peft import get_peft_model
 
             model = get_peft_model(model, peft_config(config))
-        trainer = Trainer(model=model, args=sft_args(config, defaults), train_dataset=dataset,
-                          data_collator=default_data_collator, processing_class=tokenizer)
+        cls = Trainer if config.torch_compile else assistant_logits_trainer()
+        trainer = cls(model=model, args=sft_args(config, defaults), train_dataset=dataset,
+                      data_collator=default_data_collator, processing_class=tokenizer)
     else:
         from trl import SFTTrainer
 

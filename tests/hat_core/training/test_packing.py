@@ -99,6 +99,33 @@ def test_a_row_with_no_assistant_token_left_is_dropped(tokenizer, two_surfaces):
     assert short.input_ids == []
 
 
+def test_the_assistant_logits_loss_and_gradients_equal_the_full_logits_ones(sft_overrides):
+    """Projecting only the labelled positions is an optimisation, not another loss."""
+    import torch
+
+    from hat_core.training import load_stage_config
+    from hat_core.training.sft import assistant_logits_trainer, build_sft_trainer
+    from hat_core.training.stage import setup
+
+    config = load_stage_config("sft", None, sft_overrides | {"pack": True,
+                                                             "max_length": MAX_LENGTH})
+    trainer, _ = build_sft_trainer(config, setup(config))
+    assert isinstance(trainer, assistant_logits_trainer())
+    batch = next(iter(trainer.get_train_dataloader()))
+    model = trainer.model
+    mine = trainer.compute_loss(model, batch)
+    mine.backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    theirs = model(input_ids=batch["input_ids"], labels=batch["labels"]).loss
+    theirs.backward()
+    assert mine.item() == pytest.approx(theirs.item(), rel=1e-5)
+    for g, p in zip(grads, model.parameters(), strict=True):
+        assert torch.allclose(g, p.grad, rtol=1e-4, atol=1e-7)
+    items = (batch["labels"] != IGNORE).sum()
+    assert trainer.compute_loss(model, batch, num_items_in_batch=2 * items).item() == \
+        pytest.approx(theirs.item() / 2, rel=1e-5)
+
 def test_hat_train_sft_packed_feeds_fixed_shape_batches_and_trains(sft_overrides):
     from hat_core.training import load_stage_config
     from hat_core.training.sft import build_sft_trainer, run_sft

@@ -1,0 +1,162 @@
+"""The CPU recipe's learning run: HSA-SFT against fixed-harness SFT, side by side, same budget.
+
+    .venv/bin/python benchmarks/learning_run.py --base models/toy-long --work runs/learning
+        [--steps 800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
+
+From one base (`hat base build --size toy-long`), on 2 cores:
+1. two data builds from the same scenarios and teacher (`examples/configs/data_cpu.yaml`:
+   a fresh training-pool surface every 6 scenarios; `data_cpu_fixed.yaml`: the original
+   harness only), skipped when WORK already holds them;
+2. two `hat train sft --config examples/configs/sft_cpu.yaml` processes at once, one thread
+   each, the same steps, batch and row length (the budget rule: equal steps; the wall time of
+   each arm is printed beside), logged to MLflow (`--tracking-uri`, default a SQLite store in
+   WORK);
+3. `hat eval run` of each model (two at a time): `t1` (held-out scenarios, all 15 kinds, on
+   v1) and `t2` (the same scenarios under `--variants` held-out-pool variants), compact
+   rendering, greedy;
+4. `hat eval compare` of the two on the same cases (McNemar, bootstrap interval of the
+   difference).
+It prints the table (each rate with its Wilson 95% interval) and writes WORK/results.json and
+WORK/results.md. Every step is a real command of the project; the printed commands are the
+ones to rerun by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HAT = str(Path(sys.executable).parent / "hat")
+CONFIGS = ROOT / "examples" / "configs"
+V1 = ROOT / "examples" / "harnesses" / "v1.yaml"
+ARMS = {"hsa": "data_cpu.yaml", "fixed": "data_cpu_fixed.yaml"}
+METRICS = ("first_tool_right", "first_call_exact", "all_calls_exact", "pass_rate")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--base", type=Path, required=True, help="the toy-long base model dir")
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--steps", type=int, default=800)
+    p.add_argument("--episodes", type=int, default=45)
+    p.add_argument("--variants", type=int, default=4)
+    p.add_argument("--max-tokens", type=int, default=160)
+    p.add_argument("--models", default="hsa,fixed", help="arms to evaluate (and base)")
+    p.add_argument("--eval-only", action="store_true", help="evaluate what WORK holds")
+    p.add_argument("--tracking-uri", default=None)
+    return p.parse_args(argv)
+
+
+def run(cmd: list[str], log: Path, threads: int = 1) -> subprocess.Popen:
+    """Start `cmd` with its output to `log`, torch and BLAS held to `threads` threads."""
+    print("$", " ".join(cmd), f"> {log}", flush=True)
+    env = os.environ | {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    log.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env)
+
+
+def wait_all(procs: dict[str, subprocess.Popen], started: float) -> dict[str, float]:
+    """Wait for every process; their wall times; a failed one stops the run."""
+    walls = {}
+    for name, proc in procs.items():
+        if proc.wait() != 0:
+            raise SystemExit(f"{name} failed (exit {proc.returncode}); see its log")
+        walls[name] = time.monotonic() - started
+    return walls
+
+
+def data(args: argparse.Namespace) -> dict[str, Path]:
+    out = {arm: args.work / f"data-{arm}" for arm in ARMS}
+    procs = {arm: run([HAT, "data", "build", "--harness", str(V1), "--config",
+                       str(CONFIGS / cfg), "--out", str(out[arm])],
+                      args.work / "logs" / f"data-{arm}.log")
+             for arm, cfg in ARMS.items() if not (out[arm] / "manifest.json").exists()}
+    wait_all(procs, time.monotonic())
+    return out
+
+
+def train(args: argparse.Namespace, datasets: dict[str, Path], uri: str) -> dict[str, float]:
+    started = time.monotonic()
+    procs = {arm: run([HAT, "train", "sft", "--config", str(CONFIGS / "sft_cpu.yaml"),
+                       "--base", str(args.base), "--output-dir", str(args.work / f"sft-{arm}"),
+                       "--max-steps", str(args.steps), "--tracking-uri", uri,
+                       "--set", f"dataset={datasets[arm]}",
+                       "--set", f"tracking.run_name=learning-{arm}"],
+                      args.work / "logs" / f"sft-{arm}.log")
+             for arm in ARMS}
+    return wait_all(procs, started)
+
+
+def evaluate(args: argparse.Namespace, models: dict[str, Path]) -> dict[str, dict]:
+    reports = {name: args.work / "eval" / f"{name}.json" for name in models}
+    pending = [n for n in models if not reports[n].exists()]
+    while pending:  # two at a time: one thread each on 2 cores
+        batch, pending = pending[:2], pending[2:]
+        procs = {n: run([HAT, "eval", "run", str(models[n]), "--suites", "t1,t2",
+                         "--harness", str(V1), "--episodes", str(args.episodes),
+                         "--variants", str(args.variants), "--render-profile", "compact",
+                         "--max-tokens", str(args.max_tokens), "--out", str(reports[n])],
+                        args.work / "logs" / f"eval-{n}.log")
+                 for n in batch}
+        wait_all(procs, time.monotonic())
+    return {n: json.loads(reports[n].read_text()) for n in models}
+
+
+def cell(summary: dict, metrics: dict, name: str) -> str:
+    low, high = summary["intervals"][name]
+    return f"{100 * metrics[name]:.1f} ({100 * low:.0f}-{100 * high:.0f})"
+
+
+def table(reports: dict[str, dict]) -> list[str]:
+    head = "| model | suite | cases | " + " | ".join(METRICS) + " |"
+    lines = [head, "|" + "---|" * (3 + len(METRICS))]
+    for name, report in reports.items():
+        for suite in report["suites"]:
+            if suite["suite"] not in ("t1", "t2"):
+                continue
+            s, m = suite["summary"], suite["metrics"]
+            lines.append(f"| {name} | {suite['suite']} | {s['cases']} | "
+                         + " | ".join(cell(s, m, k) for k in METRICS) + " |")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    uri = args.tracking_uri or f"sqlite:///{(args.work / 'mlflow.db').resolve()}"
+    walls = {}
+    if not args.eval_only:
+        datasets = data(args)
+        walls = train(args, datasets, uri)
+        print("SFT wall time:", {k: f"{v / 60:.1f} min" for k, v in walls.items()})
+    names = [n for n in args.models.split(",") if n]
+    models = {n: (args.base if n == "base" else args.work / f"sft-{n}") for n in names}
+    reports = evaluate(args, models)
+    lines = table(reports)
+    compare = args.work / "eval" / "compare.json"
+    if {"hsa", "fixed"} <= set(models):
+        subprocess.run([HAT, "eval", "compare", str(args.work / "eval" / "fixed.json"),
+                        str(args.work / "eval" / "hsa.json"), "--out", str(compare)],
+                       check=True)
+    print("\n".join(lines))
+    results = {"steps": args.steps, "sft_wall_s": walls, "tracking_uri": uri,
+               "reports": {n: {s["suite"]: {"metrics": s["metrics"],
+                                            "intervals": s["summary"]["intervals"],
+                                            "by_kind": s["summary"].get("by_kind"),
+                                            "variants": s["summary"].get("variants")}
+                               for s in r["suites"]} for n, r in reports.items()},
+               "compare": json.loads(compare.read_text()) if compare.exists() else None}
+    (args.work / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (args.work / "results.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.work / 'results.json'} and results.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
