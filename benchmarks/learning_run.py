@@ -1,9 +1,10 @@
 """The CPU recipe's learning run: HSA-SFT against fixed-harness SFT, side by side, same budget.
 
-    .venv/bin/python benchmarks/learning_run.py --base models/toy-long --work runs/learning
+    .venv/bin/python benchmarks/learning_run.py --work runs/learning [--base DIR]
         [--steps 800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
 
-From one base (`hat base build --size toy-long`), on 2 cores:
+From one base (the shipped `examples/models/toy-long`, or `hat base build --size toy-long`),
+on 2 cores:
 1. two data builds from the same scenarios and teacher (`examples/configs/data_cpu.yaml`:
    a fresh training-pool surface every 6 scenarios; `data_cpu_fixed.yaml`: the original
    harness only), skipped when WORK already holds them;
@@ -41,7 +42,8 @@ METRICS = ("first_tool_right", "first_call_exact", "all_calls_exact", "pass_rate
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--base", type=Path, required=True, help="the toy-long base model dir")
+    p.add_argument("--base", type=Path, default=ROOT / "examples" / "models" / "toy-long",
+                   help="the toy-long base model dir (default: the shipped one)")
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--steps", type=int, default=800)
     p.add_argument("--episodes", type=int, default=45)
