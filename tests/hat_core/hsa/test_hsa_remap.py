@@ -33,6 +33,7 @@ class RecordingOracle(OraclePolicy):
     """The oracle, keeping every assistant turn it plays."""
 
     def __init__(self):
+        super().__init__()
         self.steps: list[AssistantTurn] = []
 
     def act(self, obs):
