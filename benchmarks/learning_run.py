@@ -65,11 +65,15 @@ def run(cmd: list[str], log: Path, threads: int = 1) -> subprocess.Popen:
 
 def wait_all(procs: dict[str, subprocess.Popen], started: float) -> dict[str, float]:
     """Wait for every process; their wall times; a failed one stops the run."""
-    walls = {}
-    for name, proc in procs.items():
-        if proc.wait() != 0:
-            raise SystemExit(f"{name} failed (exit {proc.returncode}); see its log")
-        walls[name] = time.monotonic() - started
+    walls: dict[str, float] = {}
+    while len(walls) < len(procs):
+        for name, proc in procs.items():
+            if name in walls or proc.poll() is None:
+                continue
+            if proc.returncode != 0:
+                raise SystemExit(f"{name} failed (exit {proc.returncode}); see its log")
+            walls[name] = time.monotonic() - started
+        time.sleep(1)
     return walls
 
 
