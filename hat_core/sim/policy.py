@@ -60,7 +60,6 @@ class OraclePolicy(Policy):
     deliberation of about N simulator tokens (`hat_core.sim.reasoning.deliberate`)."""
 
     name = "oracle"
-    reasoning_tokens = 0  # for subclasses that do not call __init__
 
     def __init__(self, reasoning_tokens: int = 0):
         if reasoning_tokens < 0:
