@@ -305,33 +305,51 @@ def compare_cmd(
     second: Path = typer.Argument(..., help="the second model's (b), same cases"),
     suites: str = typer.Option("t1,t2", "--suites", help="comma-separated suites to compare"),
     metrics: str = typer.Option("first_tool_right,first_call_exact,all_calls_exact,passed",
-                                "--metrics", help="per-case outcomes to compare"),
+                                "--metrics", help="per-case outcomes to compare, and rewards: "
+                                "`reward` (HSA-RL's weighted sum) or `reward.NAME`"),
+    reward_weights: str = typer.Option("", "--reward-weights",
+                                       help="NAME=W,... for `reward` (default: HSA-RL's "
+                                            "defaults, every reward 1)"),
     out: Path | None = typer.Option(None, "--out", help="write the comparisons as JSON"),
 ) -> None:
     """Two models on the same cases: each rate with its interval, b - a with a bootstrap
-    interval, and McNemar's exact test (paired by case)."""
+    interval, and McNemar's exact test (paired by case); rewards as means, with the Wilcoxon
+    signed-rank test."""
     import json
 
     from rich.console import Console
     from rich.table import Table
 
-    from hat_core.evaluation.paired import compare_cases, read_case_rows
+    from hat_core.evaluation.paired import (
+        compare_cases,
+        compare_rewards,
+        parse_weights,
+        read_case_rows,
+    )
 
+    weights = parse_weights(reward_weights)
     a, b = read_case_rows(first), read_case_rows(second)
     table = Table(title=f"b = {second.name} against a = {first.name} (paired by case)")
-    for col in ("suite", "metric", "cases", "a", "b", "b - a (95% CI)", "a only", "b only",
-                "McNemar p"):
+    for col in ("suite", "metric", "cases", "a", "b", "b - a (95% CI)", "a ahead", "b ahead",
+                "p"):
         table.add_column(col)
     results = []
     for suite in [s for s in suites.split(",") if s]:
         for metric in [m for m in metrics.split(",") if m]:
-            c = compare_cases(a, b, metric=metric, suite=suite)
+            if metric.startswith("reward"):
+                c = compare_rewards(a, b, metric=metric, suite=suite, weights=weights)
+                scale, ahead = 1, (c.a_better, c.b_better)
+            else:
+                c = compare_cases(a, b, metric=metric, suite=suite)
+                scale, ahead = 100, (c.a_only, c.b_only)
             results.append(c.to_dict())
-            table.add_row(suite, metric, str(c.n), f"{100 * c.a:.1f}", f"{100 * c.b:.1f}",
-                          f"{100 * c.diff:+.1f} ({100 * c.diff_interval[0]:+.1f}, "
-                          f"{100 * c.diff_interval[1]:+.1f})", str(c.a_only), str(c.b_only),
-                          f"{c.p_value:.3g}")
-    Console(width=140).print(table)
+            digits = ".1f" if scale == 100 else ".3f"
+            low, high = (scale * x for x in c.diff_interval)
+            table.add_row(suite, metric, str(c.n), f"{scale * c.a:{digits}}",
+                          f"{scale * c.b:{digits}}",
+                          f"{scale * c.diff:+{digits}} ({low:+{digits}}, {high:+{digits}})",
+                          str(ahead[0]), str(ahead[1]), f"{c.p_value:.3g} ({c.test})")
+    Console(width=150).print(table)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -12,6 +12,13 @@ a binomial test of "b only" against "a only"); the difference of the two rates c
 percentile bootstrap interval over the paired cases (seeded). Two runs that do not cover the
 same cases are refused, naming how many are missing on each side: a comparison on a subset
 would quietly compare other things.
+
+Rewards are compared the same way, as numbers: `compare_rewards` pairs each case's reward
+(the simulator's components from the row's `rewards`, weighted as HSA-RL weighs them, the
+CoT length penalty subtracted; `reward.NAME` for one component), gives each mean a percentile
+bootstrap interval, the mean difference a paired bootstrap interval, and the Wilcoxon
+signed-rank test (`scipy`, Pratt's handling of zero differences) on the per-case differences.
+This is how "RL raised the mean reward on held-out scenarios" is checked.
 """
 
 from __future__ import annotations
@@ -26,6 +33,10 @@ from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.jsonl import read_jsonl
 
 OUTCOMES = ("passed", *CASE_RATES)
+# HSA-RL's default weights (`RlStageConfig.rewards`); the CoT penalty counts negatively
+REWARD_WEIGHTS = {"accuracy": 1.0, "effectiveness": 1.0, "tool_rationality": 1.0,
+                  "skill_selection": 1.0, "cot_length_penalty": 1.0}
+PENALTIES = ("cot_length_penalty",)
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,55 @@ class PairedComparison:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class PairedMeans:
+    """Mean per-case reward of `b` against `a` on `n` paired cases."""
+
+    metric: str
+    suite: str | None
+    n: int
+    a: float
+    b: float
+    a_interval: tuple[float, float]
+    b_interval: tuple[float, float]
+    diff: float  # mean of b - a
+    diff_interval: tuple[float, float]
+    a_better: int  # cases where a's reward is higher
+    b_better: int
+    p_value: float  # Wilcoxon signed-rank, two-sided
+    test: str = "wilcoxon-signed-rank"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def case_reward(row: Mapping, metric: str = "reward",
+                weights: Mapping[str, float] | None = None) -> float:
+    """A case row's reward: `reward` (weighted sum, penalties subtracted) or `reward.NAME`."""
+    rewards = row["rewards"]
+    if metric != "reward":
+        return float(rewards[metric.removeprefix("reward.")])
+    weights = REWARD_WEIGHTS if weights is None else weights
+    return sum((-w if k in PENALTIES else w) * float(rewards[k]) for k, w in weights.items())
+
+
+def parse_weights(text: str) -> dict[str, float] | None:
+    """`NAME=W,...` (the rewards of `REWARD_WEIGHTS`) as weights; empty text: None."""
+    if not text.strip():
+        return None
+    weights: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, value = part.partition("=")
+        if not sep or name.strip() not in REWARD_WEIGHTS:
+            raise EvalInputError(f"reward weight {part!r}: write NAME=W with NAME one of "
+                                 + ", ".join(REWARD_WEIGHTS))
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            raise EvalInputError(f"reward weight {part!r}: {value!r} is not a number") from None
+    return weights
+
+
 def outcome(row: Mapping, metric: str) -> bool:
     """The per-case outcome `metric` of a case row."""
     if metric == "passed":
@@ -68,16 +128,47 @@ def read_case_rows(path: Path) -> list[dict]:
     return [row.data for row in read_jsonl(path)]
 
 
-def _by_case(rows: Iterable[Mapping], suite: str | None, metric: str,
-             where: str) -> dict[str, bool]:
-    out: dict[str, bool] = {}
+def _has(row: Mapping, metric: str) -> bool:
+    if metric.startswith("reward"):
+        rewards = row.get("rewards", {})
+        return metric == "reward" or metric.removeprefix("reward.") in rewards
+    return metric == "passed" or metric in row.get("calls", {})
+
+
+def _by_case(rows: Iterable[Mapping], suite: str | None, metric: str, where: str,
+             value=outcome) -> dict:
+    out: dict = {}
     for row in rows:
         if suite is not None and row.get("suite") != suite:
             continue
-        if "case_id" not in row or (metric != "passed" and metric not in row.get("calls", {})):
+        if "case_id" not in row or not _has(row, metric):
             raise EvalInputError(f"{where}: a case row without case_id or {metric!r}")
-        out[row["case_id"]] = outcome(row, metric)
+        out[row["case_id"]] = value(row, metric)
     return out
+
+
+def _paired(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], suite: str | None,
+            metric: str, value=outcome) -> list[tuple]:
+    """`(a, b)` per case both runs played, in case-id order; other cases are refused."""
+    a = _by_case(rows_a, suite, metric, "first run", value)
+    b = _by_case(rows_b, suite, metric, "second run", value)
+    if set(a) != set(b) or not a:
+        raise EvalInputError(
+            f"the runs do not cover the same cases{f' of {suite}' if suite else ''}: "
+            f"{len(set(a) - set(b))} only in the first, {len(set(b) - set(a))} only in the "
+            f"second, {len(set(a) & set(b))} shared (evaluate both with the same suites, "
+            f"--episodes, --variants and --seed)")
+    return [(a[i], b[i]) for i in sorted(a)]
+
+
+def _bootstrap_mean(values: Sequence[float], rng: random.Random,
+                    resamples: int) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of the mean of `values`."""
+    n = len(values)
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n
+                   for _ in range(resamples))
+    return means[int(ALPHA / 2 * resamples)], means[min(resamples - 1,
+                                                        int((1 - ALPHA / 2) * resamples))]
 
 
 def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
@@ -88,16 +179,7 @@ def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
 
     if metric not in OUTCOMES:
         raise EvalInputError(f"unknown metric {metric!r}; valid: {', '.join(OUTCOMES)}")
-    a = _by_case(rows_a, suite, metric, "first run")
-    b = _by_case(rows_b, suite, metric, "second run")
-    if set(a) != set(b) or not a:
-        raise EvalInputError(
-            f"the runs do not cover the same cases{f' of {suite}' if suite else ''}: "
-            f"{len(set(a) - set(b))} only in the first, {len(set(b) - set(a))} only in the "
-            f"second, {len(set(a) & set(b))} shared (evaluate both with the same suites, "
-            f"--episodes, --variants and --seed)")
-    ids = sorted(a)
-    pairs = [(a[i], b[i]) for i in ids]
+    pairs = _paired(rows_a, rows_b, suite, metric)
     n = len(pairs)
     a_only = sum(x and not y for x, y in pairs)
     b_only = sum(y and not x for x, y in pairs)
@@ -106,13 +188,35 @@ def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
     p = float(mcnemar([[both, a_only], [b_only, neither]], exact=True).pvalue)
     hits_a, hits_b = sum(x for x, _ in pairs), sum(y for _, y in pairs)
     rate_a, rate_b = hits_a / n, hits_b / n
-    rng = random.Random(seed)
-    diffs = sorted(sum(y - x for x, y in (pairs[rng.randrange(n)] for _ in range(n))) / n
-                   for _ in range(resamples))
-    lo = diffs[int(ALPHA / 2 * resamples)]
-    hi = diffs[min(resamples - 1, int((1 - ALPHA / 2) * resamples))]
+    lo, hi = _bootstrap_mean([y - x for x, y in pairs], random.Random(seed), resamples)
     return PairedComparison(
         metric=metric, suite=suite, n=n, a=rate_a, b=rate_b,
         a_interval=wilson(hits_a, n), b_interval=wilson(hits_b, n),
         diff=rate_b - rate_a, diff_interval=(lo, hi), a_only=a_only, b_only=b_only,
         p_value=p)
+
+
+def compare_rewards(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
+                    metric: str = "reward", suite: str | None = None,
+                    weights: Mapping[str, float] | None = None, seed: int = 0,
+                    resamples: int = BOOTSTRAP) -> PairedMeans:
+    """Mean per-case reward of `b` against `a` on the cases both played (see the module
+    docstring): bootstrap intervals and the Wilcoxon signed-rank test."""
+    from scipy.stats import wilcoxon
+
+    if metric != "reward" and metric.removeprefix("reward.") not in REWARD_WEIGHTS:
+        raise EvalInputError(f"unknown reward {metric!r}; valid: reward, "
+                             + ", ".join(f"reward.{k}" for k in REWARD_WEIGHTS))
+    pairs = _paired(rows_a, rows_b, suite, metric,
+                    lambda row, m: case_reward(row, m, weights))
+    n = len(pairs)
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    diffs = [y - x for x, y in pairs]
+    p = 1.0 if not any(diffs) else float(wilcoxon(diffs, zero_method="pratt").pvalue)
+    rng = random.Random(seed)
+    return PairedMeans(
+        metric=metric, suite=suite, n=n, a=sum(xs) / n, b=sum(ys) / n,
+        a_interval=_bootstrap_mean(xs, rng, resamples),
+        b_interval=_bootstrap_mean(ys, rng, resamples), diff=sum(diffs) / n,
+        diff_interval=_bootstrap_mean(diffs, rng, resamples),
+        a_better=sum(d < 0 for d in diffs), b_better=sum(d > 0 for d in diffs), p_value=p)

@@ -11,7 +11,13 @@ from typer.testing import CliRunner
 
 from hat_cli.main import app
 from hat_core.evaluation.errors import EvalInputError
-from hat_core.evaluation.paired import compare_cases, read_case_rows
+from hat_core.evaluation.paired import (
+    case_reward,
+    compare_cases,
+    compare_rewards,
+    parse_weights,
+    read_case_rows,
+)
 
 V1 = Path(__file__).resolve().parents[3] / "examples" / "harnesses" / "v1.yaml"
 
@@ -50,6 +56,50 @@ def test_runs_over_other_cases_or_an_unknown_metric_are_refused():
         compare_cases(rows([True]), rows([True]), suite="t1")
 
 
+def reward_rows(accuracies: list[float], penalty: float = 0.0) -> list[dict]:
+    return [{"case_id": f"t1/c{i}", "suite": "t1",
+             "rewards": {"accuracy": acc, "effectiveness": 0.5, "tool_rationality": 1.0,
+                         "skill_selection": 1.0, "cot_length_penalty": penalty}}
+            for i, acc in enumerate(accuracies)]
+
+
+def test_a_case_reward_is_the_weighted_sum_with_the_penalty_subtracted():
+    row = reward_rows([1.0], penalty=0.25)[0]
+    assert case_reward(row) == pytest.approx(1.0 + 0.5 + 1.0 + 1.0 - 0.25)
+    assert case_reward(row, "reward.effectiveness") == 0.5
+    weights = {"accuracy": 2.0, "cot_length_penalty": 1.0}
+    assert case_reward(row, weights=weights) == pytest.approx(2.0 - 0.25)
+    assert parse_weights("accuracy=2, cot_length_penalty=1") == weights
+    assert parse_weights("") is None
+    with pytest.raises(EvalInputError, match="NAME one of accuracy"):
+        parse_weights("speed=1")
+    with pytest.raises(EvalInputError, match="'x' is not a number"):
+        parse_weights("accuracy=x")
+
+
+def test_mean_rewards_paired_with_wilcoxon_against_hand_computations():
+    from scipy.stats import wilcoxon
+
+    a = reward_rows([0.0] * 10 + [1.0] * 10)
+    b = reward_rows([1.0] * 8 + [0.0] * 2 + [1.0] * 10, penalty=0.1)
+    c = compare_rewards(a, b)
+    diffs = [0.9] * 8 + [-0.1] * 12
+    assert c.n == 20 and (c.a_better, c.b_better) == (12, 8)
+    assert c.diff == pytest.approx(sum(diffs) / 20)
+    assert c.p_value == pytest.approx(wilcoxon(diffs, zero_method="pratt").pvalue)
+    assert c.diff_interval[0] < c.diff < c.diff_interval[1]
+    assert c.a_interval[0] <= c.a <= c.a_interval[1]
+    # one component alone: b ahead on accuracy in 8 cases, behind in none
+    acc = compare_rewards(a, b, metric="reward.accuracy")
+    assert (acc.a_better, acc.b_better) == (0, 8) and acc.diff == pytest.approx(0.4)
+    same = compare_rewards(a, a)
+    assert same.diff == 0 and same.p_value == 1.0
+    with pytest.raises(EvalInputError, match="unknown reward 'reward.speed'"):
+        compare_rewards(a, b, metric="reward.speed")
+    with pytest.raises(EvalInputError, match="1 only in the second"):
+        compare_rewards(a, b + reward_rows([0.0] * 21)[20:])
+
+
 def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
     """The oracle against the oracle of a memorised v1: equal on T1, the oracle ahead on
     the held-out variants, every discordant pair its way."""
@@ -65,6 +115,13 @@ def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
     assert result.exit_code == 0, result.output
     found = {(c["suite"], c["metric"]): c for c in json.loads(out.read_text())}
     t1, t2 = found[("t1", "passed")], found[("t2", "passed")]
+    result = hat.invoke(app, ["eval", "compare", str(tmp_path / "mem.json"),
+                              str(tmp_path / "oracle.json"), "--metrics", "reward",
+                              "--suites", "t2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    reward = json.loads(out.read_text())[0]
+    assert reward["test"] == "wilcoxon-signed-rank" and reward["b"] > reward["a"]
+    assert reward["diff_interval"][0] > 0 and reward["p_value"] < 0.05
     assert t1["n"] == 15 and t1["diff"] == 0 and t1["p_value"] == 1.0
     assert t2["n"] == 30 and t2["a_only"] == 0 and t2["b_only"] > 0 and t2["b"] == 1.0
     assert len(read_case_rows(tmp_path / "oracle.json")) == 15 + 30
