@@ -6,10 +6,18 @@ toy-size step (8 x 768 tokens, one thread) took 16.1 s in bf16 against 1.6 s in 
 for bf16 (and, for the base build, compiling) only where `cpu_bf16_native()` holds.
 
     if cpu_bf16_native(): ...
+
+`release_free_memory()` hands the C heap's free pages back to the system (glibc's
+`malloc_trim`). Packed SFT computes logits only where the loss is, so every step allocates
+tensors of another size; glibc keeps the freed chunks, and a CPU training process grew by
+100-500 MB a minute (5.6 GB after 13 minutes of the CPU recipe, on its way past the machine's
+memory). Trimming every few dozen steps (`stage.HeapTrimCallback`) keeps it flat.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 
 BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
@@ -24,3 +32,21 @@ def cpu_bf16_native() -> bool:
     except OSError:
         return False
     return bool(BF16_FLAGS & set(flags))
+
+
+@functools.cache
+def _libc():
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    libc = ctypes.CDLL(name)
+    return libc if hasattr(libc, "malloc_trim") else None  # glibc only (not musl, macOS)
+
+
+def release_free_memory() -> bool:
+    """Return the C heap's free pages to the system; False where the C library cannot."""
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True

@@ -169,8 +169,25 @@ class ProgressCallback(TrainerCallback):
                           | dict(logs))
 
 
-def callbacks(tracking, progress: Progress | None) -> list[TrainerCallback]:
+class HeapTrimCallback(TrainerCallback):
+    """Every `every` steps, hands the C heap's free pages back to the system
+    (`hat_core.cpu.release_free_memory`): on CPU, steps of varying tensor sizes otherwise
+    grow the process by hundreds of MB a minute."""
+
+    def __init__(self, every: int = 25):
+        self.every = every
+        self.trims = 0
+
+    def on_step_end(self, args, state, control, **kwargs):
+        from hat_core.cpu import release_free_memory
+
+        if state.global_step % self.every == 0 and release_free_memory():
+            self.trims += 1
+
+
+def callbacks(tracking, progress: Progress | None, cpu: bool = False) -> list[TrainerCallback]:
     out = [tracking.callback()] if tracking is not None else []
+    out += [HeapTrimCallback()] if cpu else []
     return out + ([ProgressCallback(progress)] if progress else [])
 
 
@@ -207,7 +224,7 @@ def run_stage(stage: str, trainer, tokenizer, config: StageConfig, *, resume: bo
     """Train, save, probe, write the manifest, log to tracking: the tail of every stage."""
     if tracking is not None:
         tracking.start(config, dataset_hashes)
-    for callback in callbacks(tracking, progress):
+    for callback in callbacks(tracking, progress, cpu=trainer.args.use_cpu):
         trainer.add_callback(callback)
     if progress is not None:  # the caller shows progress; drop TRL's raw log-dict printing
         from transformers import PrinterCallback
