@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/learning_run.py --work runs/learning [--base DIR]
         [--steps 800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
+        [--then opd,rl] [--opd-steps 100] [--rl-steps 60]
 
 From one base (the shipped `examples/models/toy-long`, or `hat base build --size toy-long`),
 on 2 cores:
@@ -17,6 +18,13 @@ on 2 cores:
    rendering, greedy;
 4. `hat eval compare` of the two on the same cases (McNemar, bootstrap interval of the
    difference).
+With `--then opd,rl` the HSA arm goes on through the other two stages, one after the other on
+both threads: General OPD from the HSA-SFT model (`opd_cpu.yaml`, the pre-SFT base as teacher,
+the build's general prompts) -> WORK/opd-hsa, the HSA-SFT + OPD checkpoint; then HSA-RL from
+it (`rl_cpu.yaml`) -> WORK/rl-hsa. Those are evaluated too (`ifeval` beside `t1`, `t2`), and
+each is compared with the checkpoint it started from on the same cases: OPD on the IFEval
+prompts and exact first calls, RL on the mean reward (HSA-RL's weights, the Wilcoxon
+signed-rank test) and exact first calls.
 It prints the table (each rate with its Wilson 95% interval) and writes WORK/results.json and
 WORK/results.md. Every step is a real command of the project; the printed commands are the
 ones to rerun by hand.
@@ -38,6 +46,17 @@ CONFIGS = ROOT / "examples" / "configs"
 V1 = ROOT / "examples" / "harnesses" / "v1.yaml"
 ARMS = {"hsa": "data_cpu.yaml", "fixed": "data_cpu_fixed.yaml"}
 METRICS = ("first_tool_right", "first_call_exact", "all_calls_exact", "pass_rate")
+# later stages of the HSA arm: name -> (config, the model it starts from)
+STAGES = {"opd": ("opd_cpu.yaml", "hsa"), "rl": ("rl_cpu.yaml", "opd")}
+# rl_cpu.yaml's reward weights, for the RL comparison's `reward`
+RL_WEIGHTS = ("accuracy=1,effectiveness=1,tool_rationality=0.5,skill_selection=0.5,"
+              "cot_length_penalty=1")
+# what each comparison looks at: (a, b, suites, metrics)
+COMPARISONS = (("fixed", "hsa", "t1,t2",
+                "first_tool_right,first_call_exact,all_calls_exact,passed"),
+               ("hsa", "opd", "t1,t2", "first_call_exact"),
+               ("hsa", "opd", "ifeval", "passed"),
+               ("opd", "rl", "t1,t2", "reward,reward.accuracy,first_call_exact"))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -52,7 +71,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--models", default="hsa,fixed", help="arms to evaluate (and base)")
     p.add_argument("--eval-only", action="store_true", help="evaluate what WORK holds")
     p.add_argument("--tracking-uri", default=None)
-    return p.parse_args(argv)
+    p.add_argument("--then", default="", help="later stages of the HSA arm: opd, or opd,rl")
+    p.add_argument("--opd-steps", type=int, default=None, help="default: opd_cpu.yaml's")
+    p.add_argument("--rl-steps", type=int, default=None, help="default: rl_cpu.yaml's")
+    args = p.parse_args(argv)
+    args.then = [s for s in args.then.split(",") if s]
+    if any(s not in STAGES for s in args.then) or args.then not in ([], ["opd"], ["opd", "rl"]):
+        p.error("--then takes opd or opd,rl")
+    return args
 
 
 def run(cmd: list[str], log: Path, threads: int = 1) -> subprocess.Popen:
@@ -87,6 +113,11 @@ def data(args: argparse.Namespace) -> dict[str, Path]:
     return out
 
 
+def done(model: Path) -> bool:
+    """A stage's output is complete once its manifest is written (after the final weights)."""
+    return (model / "hat_stage.json").is_file()
+
+
 def train(args: argparse.Namespace, datasets: dict[str, Path], uri: str) -> dict[str, float]:
     started = time.monotonic()
     procs = {arm: run([HAT, "train", "sft", "--config", str(CONFIGS / "sft_cpu.yaml"),
@@ -95,8 +126,39 @@ def train(args: argparse.Namespace, datasets: dict[str, Path], uri: str) -> dict
                        "--set", f"dataset={datasets[arm]}",
                        "--set", f"tracking.run_name=learning-{arm}"],
                       args.work / "logs" / f"sft-{arm}.log")
-             for arm in ARMS}
+             for arm in ARMS if not done(args.work / f"sft-{arm}")}
     return wait_all(procs, started)
+
+
+def later_stages(args: argparse.Namespace, uri: str) -> dict[str, float]:
+    """OPD, then RL, on the HSA arm (each on both threads, one after the other)."""
+    walls = {}
+    for stage in args.then:
+        config, start = STAGES[stage]
+        out = args.work / f"{stage}-hsa"
+        if done(out):
+            continue
+        cmd = [HAT, "train", stage, "--config", str(CONFIGS / config),
+               "--base", str(args.work / f"sft-{start}" if start == "hsa" else
+                             args.work / f"{start}-hsa"),
+               "--output-dir", str(out), "--tracking-uri", uri,
+               "--set", "num_threads=2", "--set", f"tracking.run_name=learning-{stage}"]
+        if stage == "opd":
+            cmd += ["--set", f"prompts={args.work / 'data-hsa'}"]
+        steps = args.opd_steps if stage == "opd" else args.rl_steps
+        if steps:
+            cmd += ["--max-steps", str(steps)]
+        walls |= wait_all({stage: run(cmd, args.work / "logs" / f"{stage}.log", threads=2)},
+                          time.monotonic())
+    return walls
+
+
+def model_dirs(args: argparse.Namespace, names: list[str]) -> dict[str, Path]:
+    def where(name: str) -> Path:
+        if name == "base":
+            return args.base
+        return args.work / (f"sft-{name}" if name in ARMS else f"{name}-hsa")
+    return {n: where(n) for n in names}
 
 
 def evaluate(args: argparse.Namespace, models: dict[str, Path]) -> dict[str, dict]:
@@ -104,7 +166,8 @@ def evaluate(args: argparse.Namespace, models: dict[str, Path]) -> dict[str, dic
     pending = [n for n in models if not reports[n].exists()]
     while pending:  # two at a time: one thread each on 2 cores
         batch, pending = pending[:2], pending[2:]
-        procs = {n: run([HAT, "eval", "run", str(models[n]), "--suites", "t1,t2",
+        procs = {n: run([HAT, "eval", "run", str(models[n]),
+                         "--suites", "t1,t2" if n in ("fixed", "base") else "t1,t2,ifeval",
                          "--harness", str(V1), "--episodes", str(args.episodes),
                          "--variants", str(args.variants), "--render-profile", "compact",
                          "--max-tokens", str(args.max_tokens), "--out", str(reports[n])],
@@ -132,6 +195,24 @@ def table(reports: dict[str, dict]) -> list[str]:
     return lines
 
 
+def compare_all(args: argparse.Namespace, names: set[str]) -> dict[str, list]:
+    """`hat eval compare` of each pair of COMPARISONS whose two models were evaluated."""
+    out = {}
+    for a, b, suites, metrics in COMPARISONS:
+        if not {a, b} <= names:
+            continue
+        key = f"{b}-vs-{a}" + ("-ifeval" if suites == "ifeval" else "")
+        path = args.work / "eval" / f"compare-{key}.json"
+        cmd = [HAT, "eval", "compare", str(args.work / "eval" / f"{a}.json"),
+               str(args.work / "eval" / f"{b}.json"), "--suites", suites, "--metrics", metrics,
+               "--out", str(path)]
+        if b == "rl":
+            cmd += ["--reward-weights", RL_WEIGHTS]
+        subprocess.run(cmd, check=True)
+        out[key] = json.loads(path.read_text())
+    return out
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -141,15 +222,11 @@ def main(argv: list[str]) -> int:
         datasets = data(args)
         walls = train(args, datasets, uri)
         print("SFT wall time:", {k: f"{v / 60:.1f} min" for k, v in walls.items()})
-    names = [n for n in args.models.split(",") if n]
-    models = {n: (args.base if n == "base" else args.work / f"sft-{n}") for n in names}
-    reports = evaluate(args, models)
+        walls |= later_stages(args, uri)
+    names = [n for n in args.models.split(",") if n] + args.then
+    reports = evaluate(args, model_dirs(args, names))
     lines = table(reports)
-    compare = args.work / "eval" / "compare.json"
-    if {"hsa", "fixed"} <= set(models):
-        subprocess.run([HAT, "eval", "compare", str(args.work / "eval" / "fixed.json"),
-                        str(args.work / "eval" / "hsa.json"), "--out", str(compare)],
-                       check=True)
+    compared = compare_all(args, set(names))
     print("\n".join(lines))
     results = {"steps": args.steps, "sft_wall_s": walls, "tracking_uri": uri,
                "reports": {n: {s["suite"]: {"metrics": s["metrics"],
@@ -157,7 +234,7 @@ def main(argv: list[str]) -> int:
                                             "by_kind": s["summary"].get("by_kind"),
                                             "variants": s["summary"].get("variants")}
                                for s in r["suites"]} for n, r in reports.items()},
-               "compare": json.loads(compare.read_text()) if compare.exists() else None}
+               "compare": compared}
     (args.work / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     (args.work / "results.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {args.work / 'results.json'} and results.md")

@@ -41,5 +41,7 @@ class IfevalSuite:
         metrics = {"ife_p": s.prompt_strict, "prompt_loose": s.prompt_loose,
                    "instruction_strict": s.instruction_strict,
                    "instruction_loose": s.instruction_loose}
-        rows = tuple(v.to_dict() | {"response": answers[v.key]} for v in result.verdicts)
+        # case_id and passed (the prompt-level strict verdict) pair rows across models
+        rows = tuple(v.to_dict() | {"case_id": f"ifeval/{v.key}", "passed": v.strict,
+                                    "response": answers[v.key]} for v in result.verdicts)
         return SuiteResult(self.name, metrics, s.to_dict(), rows)
