@@ -79,8 +79,9 @@ def _verdict(gate: Mapping[str, Any]) -> str:
 
 
 def _detail(gate: Mapping[str, Any]) -> str:
-    """`reason (value=..., threshold=...)`."""
-    shown = ", ".join(f"{k}={_short(gate[k])}" for k in ("value", "threshold")
+    """`reason (value=..., threshold=...)`; a paired gate's threshold is the reference's value."""
+    names = {"value": "value", "threshold": "reference" if gate.get("evidence") else "threshold"}
+    shown = ", ".join(f"{label}={_short(gate[k])}" for k, label in names.items()
                       if gate.get(k) is not None)
     reason = str(gate.get("reason") or "")
     return f"{reason} ({shown})" if reason and shown else reason or shown

@@ -43,6 +43,7 @@ def test_an_inconclusive_candidate_cannot_be_promoted_without_an_override_and_a_
     assert [p.path for p in err.value.problems] == ["gates.bad_case_rate", "gates.ife_p",
                                                     "gates.t1", "gates.t2"]
     assert err.value.problems[2].message.startswith("inconclusive: t1.accuracy 0.000 vs 0.000")
+    assert err.value.problems[2].message.endswith("(value=0, reference=0)")
     with pytest.raises(ReleaseRefused, match="only an admin"):
         check_promotion("operator", version="2", gate_results=gates, override_reason="sure")
     with pytest.raises(ReleaseRefused, match="an override needs a reason"):
