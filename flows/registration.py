@@ -14,11 +14,13 @@ from db.engine import in_transaction
 from db.flow_repo import find_model_version, find_model_version_for_job
 from db.release_repo import add_eval_result, list_eval_results, register_model_version
 from flows.tracking import CHALLENGER, CHAMPION, Tracking
+from hat_core.release.rules import gates_verdict
 
 
 def champion_of(tracking: Tracking, sessions: sessionmaker[Session],
                 registry_name: str) -> dict | None:
-    """The champion's version, checkpoint folder and reference metrics, or None."""
+    """The champion's version, checkpoint folder, reference metrics and the URI of the per-case
+    rows behind them (`""` when none were stored), or None."""
     number = tracking.alias_version(registry_name, CHAMPION)
     if number is None:
         return None
@@ -26,8 +28,10 @@ def champion_of(tracking: Tracking, sessions: sessionmaker[Session],
         stored = find_model_version(s, registry_name=registry_name, version=number)
         results = list_eval_results(s, model_version_id=stored.id) if stored else []
     metrics = {f"{r.suite}.{r.metric}": r.value for r in results}
+    cases_uri = next((r.cases_uri for r in results if r.cases_uri), "")
     model_dir = tracking.model_source_dir(registry_name, number)
-    return {"version": number, "model_dir": str(model_dir), "metrics": metrics}
+    return {"version": number, "model_dir": str(model_dir), "metrics": metrics,
+            "cases_uri": cases_uri}
 
 
 def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, job_id: int,
@@ -40,7 +44,8 @@ def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, j
     result's per-case rows are."""
     with sessions() as s:
         known = find_model_version_for_job(s, job_id=job_id, registry_name=registry_name)
-    tags = {"hat.gates_passed": str(bool(gates.get("passed"))).lower()}
+    tags = {"hat.gates_passed": str(bool(gates.get("passed"))).lower(),
+            "hat.gates_verdict": str(gates.get("verdict") or gates_verdict(gates))}
     version = known.version if known else tracking.register(parent_id, registry_name,
                                                             model_dir, tags)
     if known is None:

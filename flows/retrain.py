@@ -9,11 +9,14 @@ Steps (each task calls one function of db/, hat_core or flows/stages.py):
     (`db.calibration_repo.judge_decision`), else `JudgeGateError` before any job is claimed;
     the decision is tagged on the job's MLflow run (`hat.judge`, `hat.judge.kappa`, ...);
  1. claim the job row for (version, trigger) with a lease: a second run stops, "already handled";
- 2. zero-shot check: the champion's T1/T2 on the new harness against its reference numbers;
-    passing records "no retrain needed" with the evidence and stops;
+ 2. zero-shot check: the champion's T1/T2 cases on the new harness against its reference
+    cases (those of its own evaluation), paired; only a passed verdict records "no retrain
+    needed" with the evidence and stops (failed or inconclusive: retrain);
  3. data build (edit-aware HSA, validated); 4. HSA-SFT, General OPD, HSA-RL (one global
     concurrency slot); 5. suites + latency on the candidate, the champion side by side;
- 6. gates -> MLflow registry (+ store) -> alias `challenger` when they pass.
+ 6. gates (paired, on the same cases: passed / failed / inconclusive) -> MLflow registry
+    (+ store, the verdict with the gate results and as tag `hat.gates_verdict`) -> alias
+    `challenger` only when they passed.
 Stage tasks cache on their inputs (`INPUTS + TASK_SOURCE`, persisted results), so a new run
 after a crash skips finished stages; registration checks for the job's version first.
 """
@@ -49,8 +52,10 @@ from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retr
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
 from hat_core.evaluation.judging import JudgeDecision
+from hat_core.evaluation.paired import read_case_rows
 from hat_core.harness.model import Harness
 from hat_core.release.gates import GateResults, evaluate_gates, evaluate_zero_shot
+from hat_core.release.verdict import FAILED
 from hat_core.settings import Settings, load_settings
 
 FLOW_NAME = "retrain"
@@ -120,9 +125,14 @@ def train(stage: str, settings: dict, base: str, output_dir: str, inputs: dict[s
 
 @task(**IO_RETRIES)
 def log_stage(tracking: Tracking, parent_id: str, stage: str, metrics: dict,
-              artifacts: dict[str, str]) -> str:
+              artifacts: dict[str, str], tags: dict[str, str] | None = None) -> str:
     return tracking.stage_run(parent_id, stage, metrics=metrics,
-                              artifacts={k: Path(v) for k, v in artifacts.items()})
+                              artifacts={k: Path(v) for k, v in artifacts.items()}, tags=tags)
+
+
+@task(**IO_RETRIES)
+def reference_cases(tracking: Tracking, cases_uri: str, out: str) -> str | None:
+    return tracking.download_cases(cases_uri, Path(out))
 
 
 @task(**IO_RETRIES)
@@ -229,12 +239,15 @@ class _Job:
             verdict = GateResults(())
             reason = "no champion yet: retrain needed"
         else:
-            verdict = evaluate_zero_shot(metrics, champion["metrics"], self.config.gates)
-            reason = ("zero-shot passed: no retrain needed" if verdict.passed else
-                      f"zero-shot failed ({', '.join(verdict.failed)}): retrain needed")
+            reference = reference_cases(self.tracking, champion["cases_uri"],
+                                        str(self.work / "zero_shot" / "reference"))
+            current = read_case_rows(self.work / "zero_shot" / "report.json")
+            verdict = evaluate_zero_shot(current, _rows(reference), self.config.gates)
+            reason = zero_shot_reason(verdict)
         self.record("zero_shot", metrics, {"report": self.work / "zero_shot"},
                     extra={"verdict": verdict.to_dict(), "reason": reason,
-                           "judge": self.gate.to_dict()})
+                           "judge": self.gate.to_dict()},
+                    tags={"hat.zero_shot_verdict": verdict.verdict})
         if champion is not None and verdict.passed:
             return {"verdict": reason, "retrained": False, "gates": verdict.to_dict()}
         return None
@@ -269,29 +282,32 @@ class _Job:
         champ_dir = champion["model_dir"] if champion else base
         champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / CHAMPION_REPORT), ev,
                          gate)
-        base_m = champ if not champion else evaluate(
-            base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
+        if champion:  # the base model's cases, for IFE-P (without a champion: champ's)
+            evaluate(base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
         fast = latency(candidate, self.harness_json, self.config.latency,
                        str(run / "latency.json"))
-        gates = evaluate_gates(cand, champ, base_m, fast, self.config.gates)
+        champ_rows = read_case_rows(run / CHAMPION_REPORT)
+        base_rows = read_case_rows(run / "base.json") if champion else champ_rows
+        gates = evaluate_gates(read_case_rows(run / CANDIDATE_REPORT), champ_rows, base_rows,
+                               fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
         eval_run = self.record("eval", side, {REPORTS_ARTIFACT: run},
-                               extra={"gates": gates.to_dict(), "judge": gate.to_dict()})
+                               extra={"gates": gates.to_dict(), "judge": gate.to_dict()},
+                               tags={"hat.gates_verdict": gates.verdict})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
                       str(run / "candidate.badcases.jsonl"),
                       f"runs:/{eval_run}/{CANDIDATE_CASES}")
-        verdict = (f"retrained: version {mv} is the challenger" if gates.passed else
-                   f"retrained: version {mv} failed gates ({', '.join(gates.failed)})")
+        verdict = candidate_reason(mv, gates)
         return {"verdict": verdict, "retrained": True, "model_version": mv,
                 "gates": gates.to_dict()}
 
     def record(self, stage: str, metrics: dict, artifacts: dict[str, Path],
-               extra: dict | None = None) -> str:
-        """Log the stage's MLflow run and its store row; the run id."""
+               extra: dict | None = None, tags: dict[str, str] | None = None) -> str:
+        """Log the stage's MLflow run (with `tags`) and its store row; the run id."""
         files = {k: str(v) for k, v in artifacts.items() if Path(v).exists()}
-        run_id = log_stage(self.tracking, self.parent_id, stage, _numeric(metrics), files)
+        run_id = log_stage(self.tracking, self.parent_id, stage, _numeric(metrics), files, tags)
         if extra:
             self.tracking.log_json(run_id, f"{stage}.json", extra)
         record_stage(self.db_url, self.job_id, stage, run_id, {**metrics, **(extra or {})},
@@ -300,6 +316,27 @@ class _Job:
 
 
 # --- plain functions the tasks and the CLI use -------------------------------------------------
+
+def zero_shot_reason(verdict: GateResults) -> str:
+    """The zero-shot step's outcome: only a passed check spares the retrain."""
+    if verdict.passed:
+        return "zero-shot passed: no retrain needed"
+    return f"zero-shot {verdict.verdict} ({verdict.summary()}): retrain needed"
+
+
+def candidate_reason(version: str, gates: GateResults) -> str:
+    """The job's reason after registering a candidate: challenger, failed or inconclusive."""
+    if gates.passed:
+        return f"retrained: version {version} is the challenger"
+    if gates.verdict == FAILED:
+        return f"retrained: version {version} failed gates ({gates.summary()})"
+    return (f"retrained: version {version} is inconclusive on its gates ({gates.summary()}): "
+            "not the challenger; promoting it needs an admin override with a reason")
+
+
+def _rows(path: str | None) -> list[dict] | None:
+    return read_case_rows(Path(path)) if path else None
+
 
 def resolve_version(sessions: sessionmaker[Session], number: int | None,
                     line: str | None) -> tuple[HarnessVersion, HarnessVersion | None]:

@@ -174,6 +174,20 @@ class Tracking(ModelRegistry):
         uri = self.client.get_model_version_download_uri(registry_name, str(version))
         return Path(download_artifacts(artifact_uri=uri, tracking_uri=self.tracking_uri))
 
+    def download_cases(self, artifact_uri: str, dst: Path) -> str | None:
+        """A local copy of a per-case rows artifact (`runs:/<run>/<path>`) under `dst`, or None
+        when there is no URI or MLflow no longer has the file."""
+        from mlflow.artifacts import download_artifacts
+
+        if not artifact_uri:
+            return None
+        dst.mkdir(parents=True, exist_ok=True)
+        try:
+            return download_artifacts(artifact_uri=artifact_uri, dst_path=str(dst),
+                                      tracking_uri=self.tracking_uri)
+        except (MlflowException, OSError):
+            return None
+
     def _find_runs(self, experiment_id: str, query: str) -> list:
         return list(self.client.search_runs([experiment_id], query,
                                             order_by=["attributes.start_time ASC"]))

@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hat_cli.demo_progress import StageWatcher, find_job
+from hat_core.release.rules import gates_of, gates_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = ROOT / "examples" / "configs" / "retrain_demo.yaml"
@@ -182,11 +183,16 @@ def show_outcome(state, console: Console, outcome: JobOutcome) -> None:
         gates = outcome.model.gate_results
         _gate_table(console, f"gates of {outcome.model.registry_name} "
                              f"v{outcome.model.version}", gates)
-        failed = [n for n, g in gates.get("gates", {}).items() if not g.get("passed")]
-        if gates.get("passed"):
+        held = [g.name for g in gates_of(gates) if not g.passed]
+        verdict = gates_verdict(gates)
+        if verdict == "passed":
             console.print(f"challenger: {outcome.model.registry_name} v{outcome.model.version}")
+        elif verdict == "inconclusive":
+            console.print(f"candidate inconclusive on gates: {', '.join(held)} (too little "
+                          "evidence either way: not the challenger; promoting it needs an "
+                          "admin override with a reason)")
         else:
-            console.print(f"candidate failed gates: {', '.join(failed)}")
+            console.print(f"candidate failed gates: {', '.join(held)}")
     uri = state.tracking.tracking_uri
     parent = outcome.model.mlflow_run_id if outcome.model else _parent_run(state, outcome)
     console.print(f"MLflow ({uri}): parent run {parent}", soft_wrap=True)
@@ -207,11 +213,14 @@ def _gate_table(console: Console, title: str, results: dict) -> None:
     if not gates:
         return
     table = Table(title=title)
-    for column in ("gate", "passed", "value", "threshold", "reason"):
+    for column in ("gate", "verdict", "value", "compared with", "reason"):
         table.add_column(column)
-    for name, g in gates.items():
-        table.add_row(name, "yes" if g.get("passed") else "[red]NO[/]", _fmt(g.get("value")),
-                      _fmt(g.get("threshold")), str(g.get("reason", "")))
+    for g in gates_of(results):
+        raw = gates[g.name]
+        shown = {"passed": "passed", "failed": "[red]FAILED[/]"}.get(g.verdict,
+                                                                     "[yellow]inconclusive[/]")
+        table.add_row(g.name, shown, _fmt(raw.get("value")), _fmt(raw.get("threshold")),
+                      str(raw.get("reason", "")))
     console.print(table)
 
 
@@ -247,11 +256,11 @@ def show_registry(state, console: Console) -> None:
     for alias, version in client.get_registered_model(name).aliases.items():
         aliases.setdefault(str(version), []).append(alias)
     table = Table(title=f"MLflow model registry: {name}")
-    for column in ("version", "aliases", "job", "gates passed", "source run"):
+    for column in ("version", "aliases", "job", "gates", "source run"):
         table.add_column(column)
     versions = client.search_model_versions(f"name = '{name}'")
     for mv in sorted(versions, key=lambda m: int(m.version)):
         table.add_row(str(mv.version), ", ".join(sorted(aliases.get(str(mv.version), []))) or "-",
-                      mv.tags.get("hat.job_key", "?"), mv.tags.get("hat.gates_passed", "?"),
+                      mv.tags.get("hat.job_key", "?"), mv.tags.get("hat.gates_verdict", "?"),
                       mv.run_id)
     console.print(table)

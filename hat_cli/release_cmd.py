@@ -2,7 +2,8 @@
 
 The actor is `--actor NAME`, default the operating-system user, and must be a user of the
 store with role operator or admin (`hat user add NAME --role operator`). A version that
-failed its gates is refused unless an admin gives `--override-reason`. Both commands are the
+failed its gates, or whose gates were inconclusive, is refused unless an admin gives
+`--override-reason`. Both commands are the
 one release path (`db.promotion`) that the console's release page
 uses too: MLflow aliases first, then the store's promotion row.
 """
@@ -31,7 +32,8 @@ def promote(
     model_version: str = typer.Argument(..., help="registered model version number"),
     slot: str = SLOT,
     override_reason: str = typer.Option("", "--override-reason",
-                                        help="admin only: promote despite failed gates"),
+                                        help="admin only: promote despite failed or "
+                                             "inconclusive gates"),
     actor: str = ACTOR,
     registry_name: str = REGISTRY,
 ) -> None:

@@ -1,29 +1,40 @@
 """Blessing gates: may a retrained checkpoint take the B slot (alias `challenger`)?
 
-Pure: metrics in, verdicts out. A candidate passes when T1 and T2 are not worse than the
-champion's beyond a tolerance, IFE-P is not below the base model's by more than a margin,
-the bad-case rate is not higher than the champion's (plus a tolerance), and the latency
-profile passed. Every threshold lives in `GateConfig` (`examples/configs/gates.yaml`).
+Pure: per-case rows in, verdicts out. Each quality gate compares the candidate with a
+reference on the same cases, paired (`hat_core.release.evidence`): T1, T2 and the bad-case
+rate against the champion, IFE-P against the base model. A gate's verdict is `passed`,
+`failed` or `inconclusive`: too few cases (`min_cases`), or McNemar's p >= `alpha` (0
+against 0 among them), is inconclusive, never passed; a significant gain passes, a
+significant loss fails beyond the gate's tolerance. The latency gate passes when the profile
+passed. The candidate's verdict is failed if any gate failed, else inconclusive if any gate
+was, else passed; only a passed candidate becomes the challenger, and promoting any other
+needs an admin's override with a reason (`hat_core.release.rules`). Every threshold lives in
+`GateConfig` (`examples/configs/gates.yaml`).
 
     config = load_gate_config("examples/configs/gates.yaml")
-    results = evaluate_gates(candidate, champion, base, latency_ok=True, config=config)
-    results.passed, results.to_dict()
+    results = evaluate_gates(candidate_rows, champion_rows, base_rows, latency_ok=True,
+                             config=config)
+    results.verdict, results.to_dict()
 
-Metrics are flat mappings `"suite.metric" -> value` (e.g. `"t1.accuracy"`); which key each
-gate reads is configurable (`GateConfig.metrics`). A metric that was not measured fails its
-gate, with the reason saying so.
+Rows are the suites' per-case rows (`<report>.cases.jsonl`); which `suite.metric` each gate
+reads is configurable (`GateConfig.metrics`, a metric with a per-case outcome). A metric the
+candidate was not measured on fails its gate; a reference without those cases makes the gate
+inconclusive, each with the reason saying so.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hat_core.config_file import MERGE, build_config, read_mapping
 from hat_core.errors import Problem
+from hat_core.evaluation.errors import EvalInputError
+from hat_core.release.evidence import outcome_of, paired_evidence, rate
+from hat_core.release.verdict import FAILED, INCONCLUSIVE, PASSED, VERDICTS
 
 GATE_NAMES = ("t1", "t2", "ife_p", "bad_case_rate", "latency")
 ZERO_SHOT_GATES = ("t1", "t2", "bad_case_rate")
@@ -33,12 +44,15 @@ DEFAULT_METRICS = {
     "ife_p": "ifeval.ife_p",
     "bad_case_rate": "t2.bad_case_rate",
 }
+Rows = Sequence[Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Thresholds of the blessing gates (all shares in [0, 1])."""
+    """Thresholds of the blessing gates (tolerances and floors are shares in [0, 1])."""
 
+    min_cases: int = 30  # fewer paired cases than this: inconclusive
+    alpha: float = 0.05  # McNemar's p at or above this: inconclusive
     t1_tolerance: float = 0.02
     t2_tolerance: float = 0.02
     ife_p_margin: float = 0.05
@@ -54,13 +68,24 @@ class GateConfig:
 
 @dataclass(frozen=True)
 class GateCheck:
-    """One gate's verdict: the measured value, what it was compared with, and why."""
+    """One gate's verdict (`passed` / `failed` / `inconclusive`; `passed` is true only for the
+    first), the candidate's value, what it was compared with (`threshold`: the reference's
+    value, a floor, or the latency requirement), why, and the paired evidence."""
 
     name: str
     passed: bool
     value: float | bool | None
     threshold: float | bool | None
     reason: str
+    verdict: str = ""  # "" -> from `passed` (gate results stored before verdicts existed)
+    evidence: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.verdict:
+            object.__setattr__(self, "verdict", PASSED if self.passed else FAILED)
+        if self.verdict not in VERDICTS or self.passed != (self.verdict == PASSED):
+            raise ValueError(f"gate {self.name}: verdict {self.verdict!r} with passed="
+                             f"{self.passed}; verdicts: {', '.join(VERDICTS)}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -68,20 +93,39 @@ class GateCheck:
 
 @dataclass(frozen=True)
 class GateResults:
-    """All gates of one candidate; `passed` only when every gate passed."""
+    """All gates of one candidate: failed if any gate failed, else inconclusive if any gate
+    was (or none was checked), else passed."""
 
     checks: tuple[GateCheck, ...]
 
     @property
+    def verdict(self) -> str:
+        verdicts = {c.verdict for c in self.checks}
+        if FAILED in verdicts:
+            return FAILED
+        return INCONCLUSIVE if INCONCLUSIVE in verdicts or not self.checks else PASSED
+
+    @property
     def passed(self) -> bool:
-        return all(c.passed for c in self.checks)
+        return self.verdict == PASSED
 
     @property
     def failed(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.checks if not c.passed)
+        return tuple(c.name for c in self.checks if c.verdict == FAILED)
+
+    @property
+    def inconclusive(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.checks if c.verdict == INCONCLUSIVE)
+
+    def summary(self) -> str:
+        """The gates that did not pass, by verdict: `t1_floor failed; t1, t2 inconclusive`."""
+        parts = [f"{', '.join(names)} {what}" for names, what in
+                 ((self.failed, FAILED), (self.inconclusive, INCONCLUSIVE)) if names]
+        return "; ".join(parts) or ("all passed" if self.checks else "no gate checked")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "gates": {c.name: c.to_dict() for c in self.checks}}
+        return {"passed": self.passed, "verdict": self.verdict,
+                "gates": {c.name: c.to_dict() for c in self.checks}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GateResults:
@@ -104,102 +148,94 @@ def load_gate_config(path: str | Path) -> GateConfig:
 def _value_problems(config: GateConfig, where: str) -> list[Problem]:
     shares = ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
               "zero_shot_min_t1", "zero_shot_min_t2")
-    return [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
-            for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
+    problems = [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
+                for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
+    if config.min_cases < 1:
+        problems.append(Problem(f"{where}.min_cases", "must be a whole number of cases >= 1, "
+                                                      f"got {config.min_cases!r}"))
+    if not 0 < config.alpha < 1:
+        problems.append(Problem(f"{where}.alpha", "must be a significance level in (0, 1), "
+                                                  f"e.g. 0.05; got {config.alpha!r}"))
+    for gate, key in config.metrics.items():
+        try:
+            outcome_of(key)
+        except ValueError as exc:
+            problems.append(Problem(f"{where}.metrics.{gate}", str(exc)))
+    return problems
 
 
 def evaluate_gates(
-    candidate_metrics: Mapping[str, float],
-    champion_metrics: Mapping[str, float],
-    base_metrics: Mapping[str, float],
+    candidate: Rows,
+    champion: Rows | None,
+    base: Rows | None,
     latency_ok: bool | None,
     config: GateConfig,
 ) -> GateResults:
-    """Judge a candidate against the champion (T1, T2, bad cases), the base (IFE-P) and its
-    latency profile (`None`: not measured, which fails when `require_latency`)."""
+    """Judge a candidate's per-case rows against the champion's (T1, T2, bad cases) and the
+    base model's (IFE-P) on the same cases, and its latency profile (`None`: not measured,
+    which fails when `require_latency`)."""
     checks = (
-        _not_worse("t1", candidate_metrics, champion_metrics, config.t1_tolerance, config),
-        _not_worse("t2", candidate_metrics, champion_metrics, config.t2_tolerance, config),
-        _not_worse("ife_p", candidate_metrics, base_metrics, config.ife_p_margin, config),
-        _not_higher("bad_case_rate", candidate_metrics, champion_metrics,
-                    config.bad_case_tolerance, config),
+        _paired("t1", candidate, champion, config.t1_tolerance, config),
+        _paired("t2", candidate, champion, config.t2_tolerance, config),
+        _paired("ife_p", candidate, base, config.ife_p_margin, config),
+        _paired("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
         _latency(latency_ok, config),
     )
     return GateResults(checks)
 
 
-def evaluate_zero_shot(
-    current_metrics: Mapping[str, float],
-    reference_metrics: Mapping[str, float],
-    config: GateConfig,
-) -> GateResults:
-    """Does the live model cope with a new harness? Its T1, T2 and bad-case rate on the new
-    harness against its own reference numbers, with the same tolerances (its weights, hence
-    IFE-P and latency, are unchanged), and, when configured (`zero_shot_min_t1/t2` > 0), T1
-    and T2 on the new harness at least at those floors: a live model that scores as badly on
-    the new harness as on the old one does not cope either."""
+def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig) -> GateResults:
+    """Does the live model cope with a new harness? Its per-case rows on the new harness
+    against its own reference rows (the cases of its registration's evaluation), paired, with
+    the same tolerances and limits (its weights, hence IFE-P and latency, are unchanged): T1,
+    T2 and the bad-case rate. When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on
+    the new harness at least at those floors: a live model that scores as badly on the new
+    harness as on the old one does not cope either. Only `passed` means "no retrain needed"."""
     checks = [
-        _not_worse("t1", current_metrics, reference_metrics, config.t1_tolerance, config),
-        _not_worse("t2", current_metrics, reference_metrics, config.t2_tolerance, config),
-        _not_higher("bad_case_rate", current_metrics, reference_metrics,
-                    config.bad_case_tolerance, config),
+        _paired("t1", current, reference, config.t1_tolerance, config),
+        _paired("t2", current, reference, config.t2_tolerance, config),
+        _paired("bad_case_rate", current, reference, config.bad_case_tolerance, config),
     ]
     for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
         if floor > 0:
-            checks.append(_at_least(name, current_metrics, floor, config))
+            checks.append(_at_least(name, current, floor, config))
     return GateResults(tuple(checks))
 
 
-def _at_least(name: str, metrics: Mapping[str, float], floor: float,
-              config: GateConfig) -> GateCheck:
+def _measured(rows: Rows | None, key: str) -> tuple[float | None, str]:
+    """The metric over `rows` and, when it cannot be read, why."""
+    try:
+        value = rate(rows or (), outcome_of(key))
+    except EvalInputError as exc:
+        return None, str(exc)
+    return value, "" if value is not None else f"{key} was not measured (no case rows)"
+
+
+def _paired(name: str, candidate: Rows, reference: Rows | None, tolerance: float,
+            config: GateConfig) -> GateCheck:
     key = config.metrics[name]
-    value = metrics.get(key)
+    value, why = _measured(candidate, key)
     if value is None:
-        return GateCheck(f"{name}_floor", False, None, floor, f"{key} was not measured")
+        return GateCheck(name, False, None, None, f"candidate: {why}", FAILED)
+    ref, why = _measured(reference, key)
+    if ref is None:
+        return GateCheck(name, False, value, None, f"reference: {why}; nothing to pair with",
+                         INCONCLUSIVE)
+    ev = paired_evidence(candidate, reference or (), outcome_of(key), tolerance=tolerance,
+                         min_cases=config.min_cases, alpha=config.alpha)
+    return GateCheck(name, ev.verdict == PASSED, value, ref, ev.reason, ev.verdict,
+                     ev.to_dict())
+
+
+def _at_least(name: str, rows: Rows, floor: float, config: GateConfig) -> GateCheck:
+    key = config.metrics[name]
+    value, why = _measured(rows, key)
+    if value is None:
+        return GateCheck(f"{name}_floor", False, None, floor, why, FAILED)
     passed = value >= floor
     relation = ">=" if passed else "<"
     return GateCheck(f"{name}_floor", passed, value, floor,
                      f"{key} {value:.3f} {relation} the floor {floor:.3f}")
-
-
-def _values(name: str, candidate: Mapping[str, float], reference: Mapping[str, float],
-            config: GateConfig) -> tuple[float | None, float | None, str]:
-    key = config.metrics[name]
-    return candidate.get(key), reference.get(key), key
-
-
-def _missing(name: str, key: str, value: float | None, ref: float | None) -> GateCheck | None:
-    if value is None:
-        return GateCheck(name, False, None, None, f"{key} was not measured for the candidate")
-    if ref is None:
-        return GateCheck(name, False, value, None, f"{key} has no reference value")
-    return None
-
-
-def _not_worse(name: str, candidate: Mapping[str, float], reference: Mapping[str, float],
-               tolerance: float, config: GateConfig) -> GateCheck:
-    value, ref, key = _values(name, candidate, reference, config)
-    missing = _missing(name, key, value, ref)
-    if missing:
-        return missing
-    threshold = ref - tolerance
-    ok = value >= threshold - 1e-12
-    verdict = "not below" if ok else "below"
-    return GateCheck(name, ok, value, threshold,
-                     f"{key} {value:.4f} is {verdict} {ref:.4f} - {tolerance} = {threshold:.4f}")
-
-
-def _not_higher(name: str, candidate: Mapping[str, float], reference: Mapping[str, float],
-                tolerance: float, config: GateConfig) -> GateCheck:
-    value, ref, key = _values(name, candidate, reference, config)
-    missing = _missing(name, key, value, ref)
-    if missing:
-        return missing
-    threshold = ref + tolerance
-    ok = value <= threshold + 1e-12
-    verdict = "not above" if ok else "above"
-    return GateCheck(name, ok, value, threshold,
-                     f"{key} {value:.4f} is {verdict} {ref:.4f} + {tolerance} = {threshold:.4f}")
 
 
 def _latency(latency_ok: bool | None, config: GateConfig) -> GateCheck:

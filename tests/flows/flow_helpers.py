@@ -31,8 +31,10 @@ def add_role(sessions, name: str, role: str) -> None:
 
 
 def registered_version(sessions, tracking: Tracking, registry_name: str, tmp: Path, i: int,
-                       passed: bool, metrics: dict | None = None) -> str:
-    """A harness version, its job and a registered checkpoint with gate results."""
+                       passed: bool, metrics: dict | None = None,
+                       gates: dict | None = None, cases_uri: str = "") -> str:
+    """A harness version, its job and a registered checkpoint with gate results (`gates`,
+    else one t1 gate that passed or failed)."""
     version = submit_variant(sessions, i)
     claim = in_transaction(sessions, lambda s: claim_job(
         s, harness_version_id=version.id, trigger="harness-change", owner=f"test-{i}",
@@ -42,9 +44,10 @@ def registered_version(sessions, tracking: Tracking, registry_name: str, tmp: Pa
     model = tmp / f"model-{i}"
     model.mkdir(parents=True, exist_ok=True)
     (model / "weights.txt").write_text(f"model {i}\n")
-    gates = {"passed": passed, "gates": {"t1": {"name": "t1", "passed": passed, "value": 0.5,
-                                                "threshold": 0.6, "reason": "t1 check"}}}
+    gates = gates or {"passed": passed, "gates": {
+        "t1": {"name": "t1", "passed": passed, "value": 0.5, "threshold": 0.6,
+               "reason": "t1 check"}}}
     return register_candidate(tracking, sessions, job_id=claim.job.id, parent_id=parent,
                               registry_name=registry_name, model_dir=model, gates=gates,
                               metrics=metrics or {"t1.accuracy": 0.8},
-                              harness_version_id=version.id)
+                              harness_version_id=version.id, cases_uri=cases_uri)

@@ -57,6 +57,13 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     gates = result["gates"]
     assert set(gates["gates"]) == {"t1", "t2", "ife_p", "bad_case_rate", "latency"}
     assert all(g["value"] is not None for g in gates["gates"].values())   # all measured
+    # two cases a suite are far fewer than min_cases: every paired gate is inconclusive
+    paired = {k: g for k, g in gates["gates"].items() if k != "latency"}
+    assert {g["verdict"] for g in paired.values()} == {"inconclusive"}
+    assert all("too few cases: 2 < min_cases 30" in g["reason"] for g in paired.values())
+    verdict = "inconclusive" if gates["gates"]["latency"]["passed"] else "failed"
+    assert gates["verdict"] == verdict and gates["passed"] is False
+    assert ("is inconclusive on its gates" in result["verdict"]) == (verdict == "inconclusive")
     with store() as s:
         job = get_job(s, job_id=result["job_id"])
         stages = [r.stage for r in list_stage_runs(s, job_id=job.id)]
@@ -82,6 +89,7 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     assert challenger == ("1" if gates["passed"] else None)
     (mv,) = versions_of(mlflow_uri, registry_name)
     assert mv.tags[JOB_KEY] == result["job_key"]
+    assert mv.tags["hat.gates_verdict"] == verdict
     client = Tracking(mlflow_uri).client
     parent = client.get_run(mv.run_id)
     assert parent.data.tags["hat.harness_version"] == str(version.number)
@@ -89,24 +97,32 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     children = client.search_runs([parent.info.experiment_id],
                                   f"tags.`mlflow.parentRunId` = '{parent.info.run_id}'")
     assert {r.data.tags.get("hat.stage") for r in children} >= set(STAGES)
+    (eval_run,) = [r for r in children if r.data.tags.get("hat.stage") == "eval"]
+    assert eval_run.data.tags["hat.gates_verdict"] == verdict
     again = retrain(harness_version=version.number, config_path=config)
     assert again["outcome"] == HANDLED and again["state"] == "succeeded"
     assert len(versions_of(mlflow_uri, registry_name)) == 1
-    # the candidate becomes the champion; the next version is checked zero-shot against the
-    # champion's reference numbers (the untrained test model scores the same on both)
+    # the candidate becomes the champion (an admin's override: its gates were inconclusive);
+    # the next version is checked zero-shot, its cases paired with the champion's own (read
+    # back from MLflow). The untrained test model scores the same on both: inconclusive, so
+    # the service retrains
     add_role(store, "ada", "admin")
     promote_slot(store, Tracking(mlflow_uri), registry_name=registry_name, version="1",
                     actor="ada", override_reason="" if gates["passed"] else "test")
     second = submit_variant(store, 2)
     checked = retrain(harness_version=second.number, config_path=config)
-    assert checked["retrained"] is False
-    assert checked["verdict"] == "zero-shot passed: no retrain needed"
-    assert checked["gates"]["passed"] is True
+    assert checked["retrained"] is True
     with store() as s:
-        stages = [r.stage for r in list_stage_runs(s, job_id=checked["job_id"])]
-        assert get_job(s, job_id=checked["job_id"]).reason == checked["verdict"]
-    assert stages == ["zero_shot"]
-    assert len(versions_of(mlflow_uri, registry_name)) == 1
+        runs = list_stage_runs(s, job_id=checked["job_id"])
+    assert [r.stage for r in runs] == STAGES
+    zero = runs[0].metrics
+    assert zero["reason"].startswith("zero-shot inconclusive (")
+    assert zero["reason"].endswith("): retrain needed")
+    t1 = zero["verdict"]["gates"]["t1"]
+    assert t1["verdict"] == "inconclusive" and t1["evidence"]["n"] == 2   # paired, 2 cases
+    zero_run = client.get_run(runs[0].mlflow_run_id)
+    assert zero_run.data.tags["hat.zero_shot_verdict"] == "inconclusive"
+    assert len(versions_of(mlflow_uri, registry_name)) == 2
 
 
 def test_sigkill_during_sft_resumes_after_the_last_finished_stage(

@@ -11,6 +11,7 @@ from db.promotion import promote_slot, rollback_slot
 from db.release_repo import current_promotion, list_promotions
 from flows.tracking import CHALLENGER, CHAMPION, PREVIOUS
 from hat_core.errors import NotFoundError
+from hat_core.release.gates import GateConfig, evaluate_gates
 from hat_core.release.rules import ReleaseRefused
 
 
@@ -71,6 +72,33 @@ def test_failed_gates_are_refused_without_an_override(store, tracking, registry_
     done = promote(store, tracking, registry_name, bad, actor="ada", reason="hotfix, reviewed")
     assert done.promotion.override and done.promotion.reason == "hotfix, reviewed"
     assert tracking.alias_version(registry_name, CHAMPION) == bad
+
+
+def test_inconclusive_gates_need_an_override_like_failed_ones(store, tracking, registry_name,
+                                                              tmp_path, people):
+    zero = [{"case_id": f"{s}/c{i}", "suite": s, "passed": False} for s in ("t1", "t2")
+            for i in range(40)] + [{"suite": "ifeval", "key": i, "strict": False}
+                                    for i in range(40)]
+    gates = evaluate_gates(zero, zero, zero, True, GateConfig()).to_dict()   # 0 against 0
+    unsure = registered_version(store, tracking, registry_name, tmp_path, 1, passed=False,
+                                gates=gates)
+    assert tracking.alias_version(registry_name, CHALLENGER) is None
+    (mv,) = tracking.client.search_model_versions(f"name = '{registry_name}'")
+    assert mv.tags["hat.gates_verdict"] == "inconclusive"
+    with pytest.raises(ReleaseRefused, match="has inconclusive gates") as err:
+        promote(store, tracking, registry_name, unsure)
+    assert "gates.t1: inconclusive:" in err.value.report()
+    with pytest.raises(ReleaseRefused, match="only an admin"):
+        promote(store, tracking, registry_name, unsure, actor="olga", reason="looks fine")
+    with pytest.raises(ReleaseRefused, match="an override needs a reason"):
+        promote(store, tracking, registry_name, unsure, actor="ada")
+    assert tracking.alias_version(registry_name, CHAMPION) is None
+    with store() as s:
+        assert current_promotion(s, slot="ab") is None
+    done = promote(store, tracking, registry_name, unsure, actor="ada",
+                   reason="both at 0; promoted to exercise the slot")
+    assert done.promotion.override and done.promotion.gate_snapshot["verdict"] == "inconclusive"
+    assert tracking.alias_version(registry_name, CHAMPION) == unsure
 
 
 def test_only_operators_and_admins(store, tracking, registry_name, tmp_path, people):

@@ -43,3 +43,23 @@ def test_bad_keys_are_listed_together():
     assert "t1_tolerance: must be a number in [0, 1], got 5" in report
     assert "retrain.job_lease_s: must be > 0 seconds" in report
     assert "retrain.sft: must be a mapping" in report
+
+
+def test_a_gates_file_with_bad_paired_settings_names_the_file_and_each_key(tmp_path):
+    gates = tmp_path / "gates.yaml"
+    gates.write_text("min_cases: 0\nalpha: 0\nmetrics: {t2: t2.mean_accuracy}\n",
+                     encoding="utf-8")
+    config = tmp_path / "retrain.yaml"
+    config.write_text("registry_name: hat-agent\ngates: gates.yaml\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_retrain_config(config)
+    report = err.value.report()
+    assert f"{gates}.min_cases: must be a whole number of cases >= 1, got 0" in report
+    assert f"{gates}.alpha: must be a significance level in (0, 1), e.g. 0.05; got 0" in report
+    assert (f"{gates}.metrics.t2: 't2.mean_accuracy' has no per-case outcome to pair; write "
+            "SUITE.METRIC with METRIC one of accuracy, pass_rate, bad_case_rate" in report)
+
+
+def test_the_demo_config_asks_for_more_cases_than_it_plays():
+    config = load_retrain_config(ROOT / "examples" / "configs" / "retrain_demo.yaml")
+    assert config.gates.min_cases > config.eval.episodes  # its paired gates are inconclusive

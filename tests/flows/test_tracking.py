@@ -1,9 +1,17 @@
 """The MLflow layout on a real SQLite MLflow store: experiment per line, one parent run per
-job, one nested run per stage, one registered version per job, aliases."""
+job, one nested run per stage, one registered version per job, aliases, and the champion's
+per-case rows read back for the zero-shot check."""
 
 from __future__ import annotations
 
-from flows.tracking import CHALLENGER, JOB_KEY, STAGE, experiment_name
+import json
+
+from flow_helpers import registered_version
+
+from flows.registration import champion_of
+from flows.tracking import CHALLENGER, CHAMPION, JOB_KEY, STAGE, experiment_name
+from hat_core.evaluation.paired import read_case_rows
+from hat_core.release.gates import GateConfig, evaluate_zero_shot
 
 
 def test_parent_and_stage_runs_are_found_again(tracking, tmp_path):
@@ -72,3 +80,29 @@ def test_training_stages_log_the_final_model_only(tmp_path):
         (tmp_path / name).write_text("x")
     assert [f.name for f in model_files(tmp_path)] == [
         "config.json", "hat_stage.json", "model.safetensors"]
+
+
+def test_the_champions_cases_come_back_for_the_zero_shot_check(store, tracking, registry_name,
+                                                              tmp_path):
+    rows = [{"case_id": f"{suite}/c{i}", "suite": suite, "passed": False}
+            for suite in ("t1", "t2") for i in range(40)]
+    reports = tmp_path / "eval"
+    reports.mkdir()
+    (reports / "candidate.cases.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    parent = tracking.parent_run("line-d", "harness-line-d-1", {})
+    eval_run = tracking.stage_run(parent, "eval", artifacts={"reports": reports})
+    uri = f"runs:/{eval_run}/reports/candidate.cases.jsonl"
+    version = registered_version(store, tracking, registry_name, tmp_path, 1, passed=False,
+                                 cases_uri=uri)
+    tracking.set_alias(registry_name, CHAMPION, version)
+    champion = champion_of(tracking, store, registry_name)
+    assert champion["cases_uri"] == uri
+    local = tracking.download_cases(champion["cases_uri"], tmp_path / "reference")
+    assert read_case_rows(local) == rows
+    verdict = evaluate_zero_shot(rows, read_case_rows(local), GateConfig())
+    assert verdict.verdict == "inconclusive"  # 0 against 0 on the same 40 cases
+    assert verdict.checks[0].evidence["n"] == 40
+    assert tracking.download_cases("", tmp_path / "none") is None
+    missing = f"runs:/{eval_run}/reports/gone.cases.jsonl"
+    assert tracking.download_cases(missing, tmp_path / "gone") is None

@@ -113,6 +113,28 @@ def _gates(*, passing: bool, quality: float) -> dict:
     return GateResults(checks).to_dict()
 
 
+def inconclusive_gates() -> dict:
+    """Gate results of a candidate the paired gates could not tell from the champion: T1 and
+    T2 at 0 against 0 on 8 cases (too few, and no case tells them apart), latency passed."""
+    evidence = {"n": 8, "candidate": 0.0, "reference": 0.0, "candidate_only": 0,
+                "reference_only": 0, "p_value": 1.0, "diff_interval": [0.0, 0.0],
+                "alpha": 0.05, "min_cases": 30, "test": "mcnemar-exact"}
+    why = "t{n}.accuracy 0.000 vs 0.000 on 8 paired cases: too few cases: 8 < min_cases 30"
+    checks = (
+        GateCheck("t1", False, 0.0, 0.0, why.format(n=1), "inconclusive", evidence),
+        GateCheck("t2", False, 0.0, 0.0, why.format(n=2), "inconclusive", evidence),
+        GateCheck("latency", True, True, True, "the latency profile passed"),
+    )
+    return GateResults(checks).to_dict()
+
+
+def add_inconclusive_model(session: Session, *, job_id: int, version: str) -> int:
+    """A registered model version whose gates were inconclusive (`inconclusive_gates`)."""
+    return register_model_version(session, registry_name=REGISTRY, version=version,
+                                  job_id=job_id, mlflow_run_id=f"run{job_id:04d}x",
+                                  gate_results=inconclusive_gates()).id
+
+
 def _model(session: Session, job_id: int, version: str, *, passing: bool, quality: float) -> int:
     mv = register_model_version(session, registry_name=REGISTRY, version=version, job_id=job_id,
                                 mlflow_run_id=f"run{job_id:04d}",

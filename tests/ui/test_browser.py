@@ -2,7 +2,8 @@
 
 One story as an operator: log in, reload (still logged in), submit a harness edit, see its
 diff, label a bad case, promote a checkpoint into the A/B slot (the MLflow aliases move, as
-with `hat promote`). Screenshots go to `test-artifacts/ui/`.
+with `hat promote`), and be refused a candidate whose gates were inconclusive. Screenshots go
+to `test-artifacts/ui/`.
 Needs `/usr/bin/chromium` (`make browser`); marked `browser`.
 """
 
@@ -36,6 +37,7 @@ def server(seeded_template, mlflow_template, tmp_path_factory):
     template, ids = seeded_template
     tmp = tmp_path_factory.mktemp("browser")
     shutil.copyfile(template, tmp / "hat.db")
+    _add_inconclusive_candidate(f"sqlite:///{tmp / 'hat.db'}", ids["job_running"])
     env = {**os.environ, "HAT_DATABASE_URL": f"sqlite:///{tmp / 'hat.db'}",
            "HAT_HOME": str(home_with_registry(tmp / "home", mlflow_template)),
            "HAT_CONSOLE_SECRET": SECRET}
@@ -44,6 +46,17 @@ def server(seeded_template, mlflow_template, tmp_path_factory):
     env.pop("HAT_PREFECT_API_URL", None)
     with console_server(env, tmp / "streamlit.log") as url:
         yield url, ids, tmp / "home"
+
+
+def _add_inconclusive_candidate(url: str, job_id: int) -> None:
+    from demo_data import add_inconclusive_model
+
+    from db.engine import make_engine, make_session_factory
+
+    engine = make_engine(url)
+    with make_session_factory(engine).begin() as s:
+        add_inconclusive_model(s, job_id=job_id, version="4")
+    engine.dispose()
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +133,13 @@ def test_operator_story(page, server):
     page.get_by_role("option", name="live-stream-avatar v2, harness live-stream-avatar v2").click()
     form.get_by_role("button", name="Promote").click()
     page.get_by_text("Promoted live-stream-avatar v2").wait_for()
+    page.get_by_text(re.compile(r"gates passed: ✔ bad_case_rate")).first.wait_for()
     _shot(page, "05-promoted")
+    form.locator("[data-testid='stSelectbox']").first.click()
+    page.get_by_role("option", name="live-stream-avatar v4, harness live-stream-avatar v4").click()
+    form.get_by_role("button", name="Promote").click()
+    page.get_by_text(re.compile(r"has inconclusive gates \(t1, t2\)")).wait_for()
+    _shot(page, "05b-inconclusive-refused")
     from hat_core.release.registry import ModelRegistry
 
     registry = ModelRegistry(f"sqlite:///{home / 'mlflow.db'}")

@@ -177,6 +177,47 @@ def test_promotion_refused_and_allowed(console, console_db, console_sessions):
     assert _aliases(console_db) == {"champion": "3", "previous-champion": "2"}
 
 
+def test_an_inconclusive_candidate_is_shown_and_needs_an_override(console, console_db,
+                                                                  console_sessions):
+    from demo_data import REGISTRY, add_inconclusive_model
+
+    from hat_core.release.registry import ModelRegistry
+    from hat_core.settings import load_settings
+
+    ids = console_db[1]
+    with console_sessions.begin() as s:
+        mv = add_inconclusive_model(s, job_id=ids["job_running"], version="4")
+    ModelRegistry(load_settings().resolved_mlflow_uri()).client.create_model_version(
+        REGISTRY, source="demo/4")
+    operator = console("operator", "release")
+    table = operator.dataframe[0].value
+    row = table[table["id"] == mv].iloc[0]
+    assert row["gates"] == "inconclusive"
+    assert row["t1"].startswith("? ") and "too few cases: 8 < min_cases 30" in row["t1"]
+    assert row["latency"].startswith("✔ ")
+    assert "live-stream-avatar v2" in texts(operator)  # still the challenger, not v4
+    operator.selectbox(key="promote_model").set_value(mv)
+    operator.button(key="promote_submit").click().run()
+    refused = operator.error[0].value
+    assert "has inconclusive gates (t1, t2)" in refused and "only an admin" in refused
+    assert "gates.t1: inconclusive:" in refused
+    admin = console("admin", "release")
+    admin.selectbox(key="promote_model").set_value(mv)
+    admin.button(key="promote_submit").click().run()
+    assert "override needs a reason" in admin.error[0].value
+    admin.text_input(key="promote_reason").input("reviewed the cases by hand")
+    admin.button(key="promote_submit").click().run()
+    assert "(override)" in admin.success[0].value
+    with console_sessions() as s:
+        champion = current_promotion(s, slot="ab")
+    assert (champion.model_version_id, champion.override) == (mv, True)
+    assert champion.reason == "reviewed the cases by hand"
+    assert _aliases(console_db)["champion"] == "4"
+    promoted = console("reviewer", "release")
+    assert any("gates inconclusive: ✔ latency · ? t1 · ? t2" in c.value
+               for c in promoted.caption)
+
+
 def test_rollback_restores_the_previous_champion(console, console_db, console_sessions):
     ids = console_db[1]
     admin = console("admin", "release")

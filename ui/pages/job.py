@@ -59,7 +59,7 @@ for model in models:
     link = model_link(base, model.registry_name, model.version)
     st.markdown(f"**{model.registry_name} v{model.version}**"
                 + (f" · [MLflow]({link})" if link else ""))
-    st.dataframe([{"gate": g.name, "passed": g.passed, "detail": g.detail}
+    st.dataframe([{"gate": g.name, "verdict": g.verdict, "detail": g.detail}
                   for g in gates_of(model.gate_results)], hide_index=True)
     results = store.read(lambda s, m=model: list_eval_results(s, model_version_id=m.id))
     st.dataframe(eval_rows(results), hide_index=True, width="stretch")

@@ -1,6 +1,7 @@
 """Release: the A/B slot (A = champion, B = challenger, and the champion it replaced), the
-gate results of each candidate, promotion and rollback through the same path as
-`hat promote` / `hat rollback` (MLflow aliases, then the store's row), and the slot's audit log."""
+gate results of each candidate with their verdict (passed / failed / inconclusive), promotion
+and rollback through the same path as `hat promote` / `hat rollback` (MLflow aliases, then the
+store's row), and the slot's audit log."""
 
 import streamlit as st
 
@@ -9,7 +10,7 @@ from db.console_queries import models_by_ids, models_page
 from db.promotion import promote_slot, rollback_slot, slot_view
 from db.release_repo import list_promotions
 from hat_core.errors import HatError
-from hat_core.release.rules import SLOT, gates_of, gates_passed
+from hat_core.release.rules import SLOT, gates_of, gates_verdict
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
 from ui.session import allowed, require_user
@@ -32,10 +33,13 @@ def _label(model) -> str:
     return f"{model.registry_name} v{model.version}{trained}"
 
 
+MARKS = {"passed": "✔ ", "failed": "✘ ", "inconclusive": "? "}
+
+
 def _gates(model) -> None:
     gates = gates_of(model.gate_results)
-    st.caption("gates: " + (" · ".join(("✔ " if g.passed else "✘ ") + g.name for g in gates)
-                            or "none recorded"))
+    st.caption(f"gates {gates_verdict(model.gate_results)}: "
+               + (" · ".join(MARKS[g.verdict] + g.name for g in gates) or "none recorded"))
 
 
 a, b, previous = st.columns(3)
@@ -86,9 +90,8 @@ candidates = store.read(lambda s: models_page(s, before_id=cursor("candidates"),
 st.dataframe([{"model": f"{c.model.registry_name} v{c.model.version}"
                         + (f", harness {c.line} v{c.number}" if c.number else ""),
                "id": c.model.id,
-               "gates": "pass" if gates_passed(c.model.gate_results) else "FAIL",
-               **{g.name: ("✔ " if g.passed else "✘ ") + g.detail
-                  for g in gates_of(c.model.gate_results)},
+               "gates": gates_verdict(c.model.gate_results),
+               **{g.name: MARKS[g.verdict] + g.detail for g in gates_of(c.model.gate_results)},
                "registered": f"{c.model.created_at:%Y-%m-%d %H:%M}"} for c in candidates],
              hide_index=True, width="stretch")
 pager("candidates", last_id=candidates[-1].model.id if candidates else None,
@@ -103,7 +106,8 @@ if allowed("release.promote") and candidates:
                                                     f"v{by_id[i].model.version}"
                               + (f", harness {by_id[i].line} v{by_id[i].number}"
                                  if by_id[i].number else ""))
-        reason = st.text_input("Override reason (admins, only when gates failed)",
+        reason = st.text_input("Override reason (admins, only when gates failed or were "
+                               "inconclusive)",
                                key="promote_reason", disabled=not allowed("release.override"))
         go = st.form_submit_button("Promote", type="primary", key="promote_submit")
     if go:

@@ -1,5 +1,7 @@
-"""Blessing gates (`hat_core.release.gates`): every gate passing, failing at its edge, missing
-metrics, latency, the zero-shot subset, and config loading with its errors."""
+"""Blessing gates (`hat_core.release.gates`) on per-case rows: 0 against 0 is inconclusive,
+too few cases too, a significant gain passes, a significant loss fails beyond the tolerance,
+missing rows, latency, the zero-shot check and its floors, the round trip through a dict,
+and config loading with its errors."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import pytest
 
 from hat_core.errors import ConfigError
 from hat_core.release.gates import (
+    GateCheck,
     GateConfig,
     GateResults,
     evaluate_gates,
@@ -18,119 +21,226 @@ from hat_core.release.gates import (
 )
 
 GATES_YAML = Path(__file__).resolve().parents[3] / "examples" / "configs" / "gates.yaml"
-CHAMPION = {"t1.accuracy": 0.80, "t2.accuracy": 0.75, "t2.bad_case_rate": 0.20}
-BASE = {"ifeval.ife_p": 0.60}
-CONFIG = GateConfig(t1_tolerance=0.02, t2_tolerance=0.02, ife_p_margin=0.05,
-                    bad_case_tolerance=0.0)
+CONFIG = GateConfig()  # min_cases 30, alpha 0.05, tolerances 0.02 / 0.05 / 0.0
+N = 40
 
 
-def good(**changes) -> dict:
-    metrics = {"t1.accuracy": 0.85, "t2.accuracy": 0.80, "t2.bad_case_rate": 0.10,
-               "ifeval.ife_p": 0.62}
-    return metrics | changes
+def sim_rows(suite: str, passed: list[bool]) -> list[dict]:
+    """Simulator case rows of one suite, as `write_cases` writes them."""
+    return [{"case_id": f"{suite}/s{i:03d}", "suite": suite, "passed": ok,
+             "calls": {"first_tool_right": ok, "first_call_exact": ok, "all_calls_exact": ok}}
+            for i, ok in enumerate(passed)]
 
 
-def by_name(results: GateResults) -> dict:
+def ifeval_rows(strict: list[bool]) -> list[dict]:
+    return [{"suite": "ifeval", "key": 1000 + i, "strict": ok, "loose": ok}
+            for i, ok in enumerate(strict)]
+
+
+def model(passed: list[bool]) -> list[dict]:
+    """t1, t2 and ifeval rows with the same per-case outcomes."""
+    return sim_rows("t1", passed) + sim_rows("t2", passed) + ifeval_rows(passed)
+
+
+def outcomes(both: int, only_a: int, only_b: int, n: int = N) -> tuple[list[bool], list[bool]]:
+    """Per-case outcomes of a (reference) and b (candidate) with the given discordant counts."""
+    a = [True] * both + [True] * only_a + [False] * only_b
+    b = [True] * both + [False] * only_a + [True] * only_b
+    rest = n - len(a)
+    return a + [False] * rest, b + [False] * rest
+
+
+def by_name(results: GateResults) -> dict[str, GateCheck]:
     return {c.name: c for c in results.checks}
 
 
-def test_a_better_candidate_passes_every_gate():
-    results = evaluate_gates(good(), CHAMPION, BASE, True, CONFIG)
-    assert results.passed and results.failed == ()
+def test_a_gate_at_zero_against_zero_is_inconclusive_never_passed():
+    zero = model([False] * N)
+    results = evaluate_gates(zero, zero, zero, True, CONFIG)
+    assert results.verdict == "inconclusive" and results.passed is False
+    assert results.inconclusive == ("t1", "t2", "ife_p", "bad_case_rate")
+    assert results.failed == () and by_name(results)["latency"].verdict == "passed"
+    t1 = by_name(results)["t1"]
+    assert (t1.passed, t1.value, t1.threshold) == (False, 0.0, 0.0)
+    assert "0 cases against 0 tell them apart" in t1.reason
+    assert t1.evidence["n"] == N and t1.evidence["p_value"] == 1.0
+
+
+def test_a_significantly_better_candidate_passes_every_gate():
+    a, b = outcomes(both=10, only_a=0, only_b=10)
+    results = evaluate_gates(model(b), model(a), model(a), True, CONFIG)
+    assert results.verdict == "passed" and results.passed
     assert set(by_name(results)) == {"t1", "t2", "ife_p", "bad_case_rate", "latency"}
+    bad = by_name(results)["bad_case_rate"]
+    assert (bad.value, bad.threshold) == (0.5, 0.75)  # lower is better: 20/40 vs 30/40 bad
+    assert bad.evidence["diff_interval"][1] < 0
 
 
-@pytest.mark.parametrize(("metric", "value", "gate", "passed"), [
-    ("t1.accuracy", 0.78, "t1", True),      # exactly the tolerance below the champion
-    ("t1.accuracy", 0.7799, "t1", False),
-    ("t2.accuracy", 0.73, "t2", True),
-    ("t2.accuracy", 0.7299, "t2", False),
-    ("ifeval.ife_p", 0.55, "ife_p", True),  # exactly the margin below the base
-    ("ifeval.ife_p", 0.5499, "ife_p", False),
-    ("t2.bad_case_rate", 0.20, "bad_case_rate", True),
-    ("t2.bad_case_rate", 0.2001, "bad_case_rate", False),
-])
-def test_each_gate_at_its_threshold(metric, value, gate, passed):
-    results = evaluate_gates(good(**{metric: value}), CHAMPION, BASE, True, CONFIG)
-    check = by_name(results)[gate]
-    assert check.passed is passed
-    assert results.passed is passed
-    assert check.value == value
-    assert check.threshold == pytest.approx({"t1": 0.78, "t2": 0.73, "ife_p": 0.55,
-                                             "bad_case_rate": 0.20}[gate])
-    assert metric in check.reason
+def test_the_paired_gate_against_a_hand_computation():
+    # 40 cases: 20 both right, 8 only the candidate, 1 only the champion, 11 neither.
+    # McNemar exact, two-sided, on the 9 discordant cases: 2 * (C(9,0) + C(9,1)) / 2^9
+    a, b = outcomes(both=20, only_a=1, only_b=8)
+    check = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
+    assert check.verdict == "passed"
+    assert check.evidence["p_value"] == pytest.approx(2 * (1 + 9) / 2**9)  # 0.0390625
+    assert (check.value, check.threshold) == (28 / 40, 21 / 40)
+    assert (check.evidence["candidate_only"], check.evidence["reference_only"]) == (8, 1)
+    assert "significantly better" in check.reason and "p = 0.0391" in check.reason
+    lo, hi = check.evidence["diff_interval"]
+    assert 0 < lo < 7 / 40 < hi
+    # the mirror image fails: 7/40 below the champion is far beyond the 0.02 tolerance
+    worse = by_name(evaluate_gates(model(a), model(b), model(b), True, CONFIG))["t1"]
+    assert worse.verdict == "failed" and worse.passed is False
+    assert "significantly worse by 0.175" in worse.reason
+    # 6 against 1: 2 * (1 + 7) / 2^7 = 0.125 >= 0.05
+    a, b = outcomes(both=20, only_a=1, only_b=6)
+    unsure = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
+    assert unsure.verdict == "inconclusive"
+    assert unsure.evidence["p_value"] == pytest.approx(0.125)
+    assert "p >= alpha 0.05" in unsure.reason
 
 
-def test_failed_gates_are_listed_with_reasons():
-    results = evaluate_gates(good(**{"t1.accuracy": 0.5, "ifeval.ife_p": 0.1}), CHAMPION, BASE,
-                             False, CONFIG)
-    assert results.failed == ("t1", "ife_p", "latency")
-    assert "below" in by_name(results)["t1"].reason
-    assert by_name(results)["latency"].reason == "the latency profile failed"
+def test_too_few_cases_is_inconclusive_even_when_the_test_is_significant():
+    a, b = outcomes(both=5, only_a=0, only_b=10, n=20)
+    check = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t2"]
+    assert check.evidence["p_value"] < 0.05
+    assert check.verdict == "inconclusive" and "too few cases: 20 < min_cases 30" in check.reason
+    relaxed = GateConfig(min_cases=20)
+    assert by_name(evaluate_gates(model(b), model(a), model(a), True, relaxed))["t2"].passed
 
 
-def test_a_metric_that_was_not_measured_fails_its_gate():
-    candidate = good()
-    del candidate["t2.accuracy"]
-    check = by_name(evaluate_gates(candidate, CHAMPION, BASE, True, CONFIG))["t2"]
-    assert not check.passed and "not measured" in check.reason
-    no_ref = by_name(evaluate_gates(good(), {}, BASE, True, CONFIG))["t1"]
-    assert not no_ref.passed and "no reference" in no_ref.reason
+def test_a_significant_loss_within_the_tolerance_passes():
+    a, b = outcomes(both=100, only_a=10, only_b=0, n=200)  # 0.05 lower, p = 2 / 2^10
+    loose = GateConfig(t1_tolerance=0.1)
+    check = by_name(evaluate_gates(model(b), model(a), model(a), True, loose))["t1"]
+    assert check.verdict == "passed" and "within the tolerance 0.1" in check.reason
+    strict = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
+    assert strict.verdict == "failed"
+
+
+def test_missing_rows_fail_for_the_candidate_and_are_inconclusive_for_the_reference():
+    a, b = outcomes(both=10, only_a=0, only_b=10)
+    no_t2 = [r for r in model(b) if r["suite"] != "t2"]
+    checks = by_name(evaluate_gates(no_t2, model(a), None, True, CONFIG))
+    assert checks["t2"].verdict == "failed" and "was not measured" in checks["t2"].reason
+    assert checks["ife_p"].verdict == "inconclusive"
+    assert "nothing to pair with" in checks["ife_p"].reason
+    other = [{**r, "case_id": r.get("case_id", "") + "-other"} for r in model(a)]
+    unpaired = by_name(evaluate_gates(model(b), other, model(a), True, CONFIG))["t1"]
+    assert unpaired.verdict == "inconclusive"
+    assert "do not cover the same cases" in unpaired.reason
 
 
 def test_unmeasured_latency_fails_only_when_required():
-    assert not evaluate_gates(good(), CHAMPION, BASE, None, CONFIG).passed
+    a, b = outcomes(both=10, only_a=0, only_b=10)
+    assert by_name(evaluate_gates(model(b), model(a), model(a), None, CONFIG))["latency"] \
+        .verdict == "failed"
     relaxed = GateConfig(require_latency=False)
-    assert evaluate_gates(good(), CHAMPION, BASE, None, relaxed).passed
+    assert evaluate_gates(model(b), model(a), model(a), None, relaxed).passed
+    failed = evaluate_gates(model(b), model(a), model(a), False, CONFIG)
+    assert failed.verdict == "failed" and failed.failed == ("latency",)
 
 
-def test_zero_shot_uses_t1_t2_and_bad_cases_only():
-    results = evaluate_zero_shot({"t1.accuracy": 0.79, "t2.accuracy": 0.74,
-                                  "t2.bad_case_rate": 0.2}, CHAMPION, CONFIG)
-    assert results.passed and [c.name for c in results.checks] == ["t1", "t2", "bad_case_rate"]
-    worse = evaluate_zero_shot({"t1.accuracy": 0.5, "t2.accuracy": 0.74,
-                                "t2.bad_case_rate": 0.2}, CHAMPION, CONFIG)
-    assert worse.failed == ("t1",)
+def test_failed_beats_inconclusive_in_the_candidates_verdict():
+    zero = model([False] * N)
+    results = evaluate_gates(zero, zero, zero, False, CONFIG)
+    assert results.verdict == "failed"
+    assert results.summary() == "latency failed; t1, t2, ife_p, bad_case_rate inconclusive"
+    assert GateResults(()).verdict == "inconclusive"
+
+
+def test_zero_shot_pairs_the_new_harness_with_the_reference_cases():
+    zero = model([False] * N)
+    results = evaluate_zero_shot(zero, zero, CONFIG)
+    assert [c.name for c in results.checks] == ["t1", "t2", "bad_case_rate"]
+    assert results.verdict == "inconclusive"
+    a, b = outcomes(both=20, only_a=0, only_b=0)
+    same = evaluate_zero_shot(model(a), model(b), CONFIG)
+    assert same.verdict == "inconclusive"  # identical on 40 cases is no evidence of coping
+    worse_a, worse_b = outcomes(both=10, only_a=12, only_b=0)
+    broke = evaluate_zero_shot(model(worse_b), model(worse_a), CONFIG)
+    assert broke.verdict == "failed" and broke.failed == ("t1", "t2", "bad_case_rate")
+    better = evaluate_zero_shot(model(outcomes(10, 0, 12)[1]), model(outcomes(10, 0, 12)[0]),
+                                CONFIG)
+    assert better.passed
+    no_reference = evaluate_zero_shot(model(a), None, CONFIG)
+    assert no_reference.verdict == "inconclusive"
 
 
 def test_zero_shot_floors_fail_a_model_that_scores_low_on_both_harnesses():
-    low = {"t1.accuracy": 0.3, "t2.accuracy": 0.6, "t2.bad_case_rate": 0.2}
-    same = {"t1.accuracy": 0.3, "t2.accuracy": 0.6, "t2.bad_case_rate": 0.2}
-    assert evaluate_zero_shot(low, same, CONFIG).passed  # no floor by default
-    floors = GateConfig(zero_shot_min_t1=0.5, zero_shot_min_t2=0.5)
-    results = evaluate_zero_shot(low, same, floors)
-    assert results.failed == ("t1_floor",)
-    assert [c.threshold for c in results.checks[-2:]] == [0.5, 0.5]
+    low = model([True] * 12 + [False] * 28)  # 0.3
+    floors = GateConfig(zero_shot_min_t1=0.5, zero_shot_min_t2=0.25)
+    results = evaluate_zero_shot(low, low, floors)
+    assert results.failed == ("t1_floor",) and results.verdict == "failed"
+    assert [c.threshold for c in results.checks[-2:]] == [0.5, 0.25]
     assert "0.300 < the floor 0.500" in results.checks[-2].reason
-    unmeasured = evaluate_zero_shot({"t2.accuracy": 0.6}, same, floors)
+    assert len(evaluate_zero_shot(low, low, CONFIG).checks) == 3  # no floor by default
+    unmeasured = evaluate_zero_shot([r for r in low if r["suite"] != "t1"], low, floors)
     assert "t1_floor" in unmeasured.failed
 
 
-def test_floor_settings_are_checked():
-    with pytest.raises(ConfigError) as err:
-        gate_config_from_dict({"zero_shot_min_t1": 1.5})
-    assert "zero_shot_min_t1" in str(err.value.problems)
-
-
-def test_results_round_trip_through_a_dict():
-    results = evaluate_gates(good(**{"t1.accuracy": 0.1}), CHAMPION, BASE, True, CONFIG)
+def test_results_round_trip_through_a_dict_with_their_verdicts():
+    zero = model([False] * N)
+    results = evaluate_gates(zero, zero, zero, True, CONFIG)
     data = results.to_dict()
-    assert data["passed"] is False and data["gates"]["t1"]["passed"] is False
+    assert data["passed"] is False and data["verdict"] == "inconclusive"
+    assert data["gates"]["t1"]["verdict"] == "inconclusive"
+    assert data["gates"]["t1"]["evidence"]["min_cases"] == 30
     assert GateResults.from_dict(data) == results
+
+
+def test_results_stored_before_verdicts_read_as_passed_or_failed():
+    old = {"passed": False, "gates": {
+        "t1": {"name": "t1", "passed": True, "value": 0.8, "threshold": 0.78, "reason": "ok"},
+        "t2": {"name": "t2", "passed": False, "value": 0.5, "threshold": 0.7, "reason": "no"}}}
+    results = GateResults.from_dict(old)
+    assert [c.verdict for c in results.checks] == ["passed", "failed"]
+    assert results.verdict == "failed"
+
+
+def test_a_check_whose_verdict_contradicts_passed_is_a_bug():
+    with pytest.raises(ValueError, match="verdict 'inconclusive' with passed=True"):
+        GateCheck("t1", True, 0.0, 0.0, "x", "inconclusive")
+    with pytest.raises(ValueError, match="verdicts: passed, failed, inconclusive"):
+        GateCheck("t1", False, 0.0, 0.0, "x", "maybe")
 
 
 def test_the_example_config_loads():
     config = load_gate_config(GATES_YAML)
+    assert (config.min_cases, config.alpha) == (30, 0.05)
     assert config.t1_tolerance == 0.02 and config.require_latency is True
     assert config.metrics["ife_p"] == "ifeval.ife_p"
 
 
-def test_custom_metric_keys_are_read():
-    config = gate_config_from_dict({"metrics": {"t1": "live.acc"}})
-    assert config.metrics["t1"] == "live.acc" and config.metrics["t2"] == "t2.accuracy"
-    candidate = good(**{"live.acc": 0.9})
-    assert by_name(evaluate_gates(candidate, {**CHAMPION, "live.acc": 0.9}, BASE, True,
-                                  config))["t1"].passed
+def test_custom_metric_keys_read_their_per_case_outcome():
+    config = gate_config_from_dict({"metrics": {"t1": "t1.first_call_exact"}})
+    assert config.metrics["t1"] == "t1.first_call_exact" and config.metrics["t2"] == "t2.accuracy"
+    a, b = outcomes(both=10, only_a=0, only_b=10)
+    cand = model(b)
+    for row in cand:  # the candidate passes but never makes an exact first call
+        if row["suite"] == "t1":
+            row["calls"] = {**row["calls"], "first_call_exact": False}
+    t1 = by_name(evaluate_gates(cand, model(a), model(a), True, config))["t1"]
+    assert t1.verdict == "failed" and t1.value == 0.0
+    assert "t1.first_call_exact 0.000 vs 0.250" in t1.reason
+
+
+def test_min_cases_alpha_and_metric_errors_name_the_key_and_the_valid_options():
+    with pytest.raises(ConfigError) as err:
+        gate_config_from_dict({"min_cases": 0, "alpha": 1.5,
+                               "metrics": {"t1": "t1.latency_ms", "t2": "accuracy"}},
+                              where="retrain.yaml:gates")
+    report = err.value.report()
+    assert "retrain.yaml:gates.min_cases: must be a whole number of cases >= 1, got 0" in report
+    assert "retrain.yaml:gates.alpha: must be a significance level in (0, 1)" in report
+    assert ("retrain.yaml:gates.metrics.t1: 't1.latency_ms' has no per-case outcome to pair; "
+            "write SUITE.METRIC with METRIC one of accuracy, pass_rate, bad_case_rate, ife_p"
+            in report)
+    assert "retrain.yaml:gates.metrics.t2: 'accuracy' has no per-case outcome" in report
+    assert len(err.value.problems) == 4
+    with pytest.raises(ConfigError) as err:
+        gate_config_from_dict({"min_cases": "many"})
+    assert "gates.min_cases" in err.value.report()
 
 
 def test_bad_config_lists_every_problem_and_the_valid_keys():
@@ -138,7 +248,8 @@ def test_bad_config_lists_every_problem_and_the_valid_keys():
         gate_config_from_dict({"t1_tolerence": 0.1, "t2_tolerance": 2, "require_latency": "yes",
                                "metrics": {"t9": "x"}})
     report = err.value.report()
-    assert "gates.t1_tolerence: unknown key; valid keys: t1_tolerance" in report
+    assert "gates.t1_tolerence: unknown key; valid keys: min_cases, alpha, t1_tolerance" \
+        in report
     assert "gates.t2_tolerance: must be a number in [0, 1], got 2" in report
     assert "gates.require_latency" in report
     assert "gates.metrics.t9: unknown key; valid keys: t1, t2, ife_p" in report

@@ -20,7 +20,7 @@ from hat_core.evaluation.bfcl.calls import (
     same_name,
     score,
 )
-from hat_core.evaluation.bfcl.values import normalise, type_ok, value_ok
+from hat_core.evaluation.bfcl.values import items_exact, normalise, type_ok, value_ok
 from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.jsonl import Row
 
@@ -118,10 +118,57 @@ def test_lists_and_dicts_compare_element_wise():
     ok = {"product_id": "SKU-1", "tags": ["red", "BIG"], "address": {"city": "hangzhou"}}
     assert verdict([gt], ("catalog.price", ok)).valid
     for bad, error in [({"tags": ["big", "red"]}, "wrong_value"),
-                       ({"tags": ["red", 3]}, "wrong_type"),
+                       # "" among the allowed tags admits any items (BFCL), so 3 is a value error
+                       ({"tags": ["red", 3]}, "wrong_value"),
                        ({"address": {"city": "Hangzhou", "zip": "310000"}}, "wrong_value"),
                        ({"address": {"district": "Xihu"}}, "wrong_value")]:
         assert verdict([gt], ("catalog.price", ok | bad)).error_type == error
+
+
+SCORES = FunctionDoc("scores.set", "scores", {
+    "type": "dict", "required": [],
+    "properties": {"weights": {"type": "array", "items": {"type": "float"}},
+                   "mode": {"type": "string"}, "count": {"type": "integer"}}})
+
+
+def scores_verdict(allowed: dict, args: dict):
+    return judge_case(Case("s1", "q", (SCORES,), (ExpectedCall("scores.set", allowed),)),
+                      Candidate("s1", (Call("scores.set", args),)))
+
+
+def test_bfcl_rule_strict_list_items_an_int_is_not_a_float_inside_a_list():
+    gt = {"weights": [[1.0, 2.5]]}
+    v = scores_verdict(gt, {"weights": [1, 2.5]})
+    assert v.error_type == "wrong_type" and "items must be exactly float, got int 1" in v.error
+    assert scores_verdict(gt, {"weights": [1.0, 2.5]}).valid
+    assert not scores_verdict(gt, {"weights": [1.0, True]}).valid
+    # the top level stays lenient: an int for a float parameter is accepted
+    assert verdict([ExpectedCall("catalog.price", {"product_id": ["SKU-1"], "discount": [1.0]})],
+                   ("catalog.price", {"product_id": "SKU-1", "discount": 1})).valid
+
+
+def test_bfcl_rule_strict_list_items_admits_the_allowed_lists_own_item_type():
+    # an allowed list whose first value is an int admits int items (BFCL's nested check
+    # falls back to the type of the possible answer)
+    assert scores_verdict({"weights": [[1, 2]]}, {"weights": [1, 2]}).valid
+    # an allowed value that is not a list (the optional marker) admits any items
+    assert scores_verdict({"weights": ["", [1.0, 2.0]]}, {"weights": [1, 2]}).valid
+    assert items_exact([1, 2], "float", [[1.0, 2.0], ""]) and not items_exact([1], "float",
+                                                                              [[1.0]])
+    assert items_exact([1, 2], "number", [[1.0, 2.0]])  # JSON-Schema names keep the top rule
+
+
+def test_bfcl_rule_listed_answer_of_another_type_is_accepted():
+    # a boolean for a string parameter, listed among the possible answers
+    assert scores_verdict({"mode": [True, ""]}, {"mode": True}).valid
+    v = scores_verdict({"mode": [True, ""]}, {"mode": False})
+    assert v.error_type == "wrong_value" and "compared exactly" in v.error
+    # only the first allowed value's type counts
+    assert scores_verdict({"mode": ["on", True]}, {"mode": True}).error_type == "wrong_type"
+    # a variable name for an integer parameter: compared exactly, no normalisation
+    assert scores_verdict({"count": ["n"]}, {"count": "n"}).valid
+    assert scores_verdict({"count": ["n"]}, {"count": "N"}).error_type == "wrong_value"
+    assert scores_verdict({"count": [2]}, {"count": "2"}).error_type == "wrong_type"
 
 
 def test_value_helpers():
