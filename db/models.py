@@ -38,6 +38,7 @@ NAMING = {
 JOB_STATES = ("queued", "running", "succeeded", "failed", "skipped")
 REVIEW_STATES = ("new", "confirmed", "dismissed", "fixed")
 ROLES = ("viewer", "reviewer", "operator", "admin")
+SESSION_CLIENTS = ("console", "cli")
 PAIRWISE_STATES = ("open", "closed")
 PAIRWISE_SIDES = ("left", "right")
 PAIRWISE_CHOICES = ("left", "right", "tie")  # what a reviewer picks: a shown side, or a tie
@@ -215,6 +216,24 @@ class UserRow(Base):
     role: Mapped[str] = mapped_column(String(20))
     password_hash: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class UserSessionRow(Base):
+    """A login (console or CLI): the sha256 of its random token, its user, when it ends.
+
+    Valid while `revoked_at` is empty and `expires_at` is ahead; never extended. Logout,
+    a password or role change and the user's removal revoke it (`db.sessions_repo`).
+    """
+
+    __tablename__ = "user_sessions"
+    __table_args__ = (CheckConstraint(_in("client", SESSION_CLIENTS), name="client"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    client: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
 
 
 class AuditRow(Base):

@@ -19,11 +19,24 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "ui" / "app.py")
 EXAMPLES = ROOT / "examples" / "harnesses"
 PASSWORD = "demo-password-1"
-SECRET = "test-console-secret"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+
+
+def logged_in(at, sessions, name: str):
+    """Log user `name` into the AppTest `at` as the login page does: a session in the store
+    whose token the Streamlit session holds (`ui.session`). Returns `at`."""
+    from db.engine import in_transaction
+    from db.sessions_repo import open_session
+    from db.users_repo import get_user
+
+    def open_for(s):
+        return open_session(s, user_id=get_user(s, name=name).id, client="console")
+
+    at.session_state["session_token"] = in_transaction(sessions, open_for)
+    return at
 
 
 def home_with_registry(home: Path, mlflow_template: Path) -> Path:
