@@ -236,6 +236,17 @@ class UserSessionRow(Base):
     revoked_at: Mapped[datetime | None]
 
 
+class LoginThrottleRow(Base):
+    """Failed logins of one user name or one client (`user:NAME`, `client:ADDRESS`): how
+    many in the current window, and until when further attempts are refused."""
+
+    __tablename__ = "login_throttles"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime]
+    locked_until: Mapped[datetime | None]
+
+
 class AuditRow(Base):
     """An append-only audit entry: who did what to which entity, before and after."""
 

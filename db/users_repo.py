@@ -1,7 +1,8 @@
 """Users of the console and CLI: a name, a role and an argon2id password hash.
 
 Roles, weakest first: viewer, reviewer, operator, admin. Passwords are hashed with
-argon2-cffi's `PasswordHasher` (argon2id); the hash never leaves `db/`.
+argon2-cffi's `PasswordHasher` (argon2id); the hash never leaves `db/`. Names and passwords
+follow `db.credentials` (an identifier; the password policy).
 """
 
 from __future__ import annotations
@@ -13,23 +14,21 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from db.audit_repo import record_audit
+from db.credentials import check_name, check_password
 from db.errors import StoreError
 from db.models import ROLES, UserRow, utcnow
 from db.rows import to_value
 from db.values import User
 
 _hasher = PasswordHasher()
-MIN_PASSWORD = 8
 
 
 def add_user(session: Session, *, name: str, role: str, password: str, actor: str) -> User:
-    """Create a user; refuses an unknown role, a short password or a taken name."""
+    """Create a user; refuses an unknown role, a bad name or password, or a taken name."""
     if role not in ROLES:
         raise StoreError(f"unknown role {role!r}; valid: {', '.join(ROLES)}")
-    if len(password) < MIN_PASSWORD:
-        raise StoreError(f"the password must have at least {MIN_PASSWORD} characters")
-    if not name.strip():
-        raise StoreError("the user name is empty")
+    check_name(name)
+    check_password(password, name=name)
     row = UserRow(name=name, role=role, password_hash=_hasher.hash(password), created_at=utcnow())
     try:
         with session.begin_nested():

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from db.credentials import check_name
 from db.engine import in_transaction
 from db.models import ROLES
 from db.users_repo import add_user, list_users
@@ -38,6 +39,7 @@ def add(
     """Add a user; the password comes from a hidden prompt (or stdin)."""
     if role not in ROLES:
         raise HatError(f"unknown role {role!r}; valid: {', '.join(ROLES)}")
+    check_name(name)  # before asking for a password
     factory = open_store()
     actor = actor or whoami()
     password = _read_password(password_stdin)

@@ -1,6 +1,6 @@
 """The logged-in user of this browser session: log in, re-read on every run, log out.
 
-A login opens a session in the store (`db.sessions_repo.open_session`) and keeps
+A login opens a session in the store (`db.login_repo.attempt_login`, throttled) and keeps
 its random token in Streamlit's own session state, on the server: it is never in the URL or
 the page, and a browser reload (a new Streamlit session) asks for the password again. Each
 run looks the token up (`db.sessions_repo.session_user`), so the user and role are the
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from db.sessions_repo import open_session, revoke_session, session_user
-from db.users_repo import verify_user
+from db.login_repo import attempt_login
+from db.sessions_repo import revoke_session, session_user
 from db.values import User
 from ui import store
 from ui.auth import PermissionDenied, can
@@ -42,19 +42,23 @@ def current_user() -> User | None:
 
 
 def log_in(name: str, password: str) -> str:
-    """Check the password; on success open a session, and this Streamlit session holds its
-    token and the user. Returns "" on success, else why the login was refused."""
+    """Check the password (throttled); on success the session holds the token and the user.
+    Returns "" on success, else why the login was refused."""
+    address = _client_address()
+    result = store.write(lambda s: attempt_login(s, name=name, password=password,
+                                                 client_address=address))
+    if result.token is not None:
+        st.session_state[TOKEN_KEY] = result.token
+        st.session_state[USER_KEY] = result.user
+        st.session_state.pop(NOTICE_KEY, None)
+    return result.refusal
 
-    def attempt(s):
-        user = verify_user(s, name=name, password=password)
-        return (user, open_session(s, user_id=user.id, client="console")) if user else None
 
-    found = store.write(attempt)
-    if found is None:
-        return "Unknown user or wrong password."
-    st.session_state[USER_KEY], st.session_state[TOKEN_KEY] = found
-    st.session_state.pop(NOTICE_KEY, None)
-    return ""
+def _client_address() -> str | None:
+    """The browser's address as Streamlit saw it; None on the loopback, or when there is no
+    connection to ask (a test run: anything but a string counts as unknown)."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else None
 
 
 def log_out() -> None:

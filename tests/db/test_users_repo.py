@@ -34,7 +34,9 @@ def test_add_verify_and_list(sessions):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [({"role": "boss"}, "valid: viewer, reviewer, operator, admin"),
-     ({"password": "short"}, "at least 8"), ({"name": " "}, "empty")],
+     ({"password": "short"}, "at least 12"), ({"password": "password1234"}, "common password"),
+     ({"name": " "}, "must start with a letter"),
+     ({"name": "[u](javascript:alert(32))"}, "must start with a letter")],
 )
 def test_refusals(sessions, kwargs, message):
     with pytest.raises(StoreError, match=message):

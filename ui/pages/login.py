@@ -1,5 +1,5 @@
-"""Login page: a user name and password checked against the store (argon2id hashes); a
-success opens a session in the store (`ui.session`)."""
+"""Login page: a user name and password checked against the store (argon2id hashes), behind
+the login throttle (`db.login_repo`); a success opens a session in the store (`ui.session`)."""
 
 import streamlit as st
 

@@ -13,6 +13,7 @@ from hat_core.release.rules import SLOT, gates_of, gates_passed
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
 from ui.session import allowed, require_user
+from ui.views.markdown import plain
 from ui.views.paging import PAGE, cursor, pager
 
 user = require_user("release.view")
@@ -46,7 +47,7 @@ with a:
     else:
         p = view.promotion
         st.markdown(f"**{_label(view.champion)}**")
-        st.caption(f"since {p.created_at:%Y-%m-%d %H:%M} by {p.actor}"
+        st.caption(f"since {p.created_at:%Y-%m-%d %H:%M} by {plain(p.actor)}"
                    + (" · OVERRIDE" if p.override else "") + (f" · {p.reason}" if p.reason else ""))
         _gates(view.champion)
 with b:
