@@ -3,7 +3,7 @@
     token = open_session(s, user_id=user.id, client="console", ttl_s=SESSION_TTL_S)
     user = session_user(s, token=token)      # the user as stored now, or None
     revoke_session(s, token=token)           # logout
-    revoke_user_sessions(s, user_id=user.id) # password or role change
+    revoke_user_sessions(s, user_id=user.id) # password or role change, removal
 
 A session has an absolute expiry set when it opens and never extended; the user (and so the
 role) is read from `users` on each lookup, so a role change or a removal counts at the next
@@ -17,7 +17,7 @@ import hashlib
 import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from db.errors import StoreError
@@ -74,6 +74,11 @@ def revoke_user_sessions(session: Session, *, user_id: int) -> int:
         .where(UserSessionRow.user_id == user_id, UserSessionRow.revoked_at.is_(None))
         .values(revoked_at=utcnow()))
     return result.rowcount
+
+
+def delete_user_sessions(session: Session, *, user_id: int) -> None:
+    """Remove every session row of user `user_id` (before the user row itself goes)."""
+    session.execute(delete(UserSessionRow).where(UserSessionRow.user_id == user_id))
 
 
 def token_hash(token: str) -> str:
