@@ -55,11 +55,12 @@ class LoginResult:
 
 def attempt_login(
     session: Session, *, name: str, password: str, client_address: str | None,
-    client: str = "console", ttl_s: int = SESSION_TTL_S, policy: ThrottlePolicy = POLICY,
+    client: str = "console", ttl_s: int | None = SESSION_TTL_S, policy: ThrottlePolicy = POLICY,
     now: datetime | None = None,
 ) -> LoginResult:
     """Check `password` unless `name` or the client is locked out; count a failure, or open
-    a session of `ttl_s` seconds. Commit the caller's transaction either way."""
+    a session of `ttl_s` seconds (`None`: check only, no session: the CLI's per-command
+    proof). Commit the caller's transaction either way."""
     now = now or utcnow()
     keys = {user_key(name): policy.user_failures,
             client_key(client_address): policy.client_failures}
@@ -73,7 +74,8 @@ def attempt_login(
         ends = [e for e in ends if e is not None]
         return LoginResult(None, None, lockout_message(max(ends)) if ends else WRONG)
     session.execute(delete(LoginThrottleRow).where(LoginThrottleRow.key == user_key(name)))
-    token = open_session(session, user_id=user.id, client=client, ttl_s=ttl_s, now=now)
+    token = (None if ttl_s is None else
+             open_session(session, user_id=user.id, client=client, ttl_s=ttl_s, now=now))
     return LoginResult(user, token, "")
 
 

@@ -18,6 +18,7 @@ from hat_cli import (
     eval_cmd,
     harness_cmd,
     latency_cmd,
+    login_cmd,
     pairwise_cmd,
     release_cmd,
     repro_cmd,
@@ -50,6 +51,8 @@ app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
 app.command("serve")(serve_cmd.serve)
+app.command("login")(login_cmd.login)
+app.command("logout")(login_cmd.logout)
 app.command("promote")(release_cmd.promote)
 app.command("rollback")(release_cmd.rollback)
 app.add_typer(train_cmd.app, name="train")

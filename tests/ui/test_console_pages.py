@@ -180,13 +180,18 @@ def test_rollback_restores_the_previous_champion(console, console_db, console_se
     admin.selectbox(key="promote_model").set_value(ids["mv_good"])
     admin.button(key="promote_submit").click().run()
     operator = console("operator", "release")
+    operator.button(key="rollback_ab").click().run()  # no reason: refused, nothing changes
+    assert "give the reason for the rollback first" in operator.error[0].value
+    with console_sessions() as s:
+        assert current_promotion(s, slot="ab").model_version_id == ids["mv_good"]
+    operator.text_input(key="rollback_reason").input("v2 regressed on t2")
     operator.button(key="rollback_ab").click().run()
     assert not operator.exception
     assert "Rolled back slot ab to version 1 (was 2)" in operator.success[0].value
     with console_sessions() as s:
         history = list_promotions(s, slot="ab")
     assert history[0].model_version_id == ids["mv_base"]
-    assert history[0].reason == "rollback from version 2: console rollback"
+    assert history[0].reason == "rollback from version 2: v2 regressed on t2"
     assert _aliases(console_db) == {"champion": "1", "previous-champion": "2"}
     audit = console("operator", "audit")
     assert "promotion.add" in set(audit.dataframe[0].value["action"])

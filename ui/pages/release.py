@@ -63,11 +63,15 @@ with previous:
         st.info("none: nothing to roll back to")
     else:
         st.markdown(f"**{_label(view.previous)}**")
+        why = (st.text_input("Why roll back (recorded with the rollback)", key="rollback_reason")
+               if allowed("release.rollback") else "")
         if allowed("release.rollback") and st.button("Roll back to it", key="rollback_ab"):
             try:
+                if not why.strip():
+                    raise HatError("give the reason for the rollback first")
                 done = rollback_slot(store.sessions(), store.registry(),
                                      registry_name=view.champion.registry_name,
-                                     actor=user.name, reason="console rollback")
+                                     actor=user.name, reason=why.strip())
             except HatError as exc:
                 st.error(f"Rollback failed: {exc.report()}")
             else:
