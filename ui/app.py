@@ -32,7 +32,7 @@ def main() -> None:
     menu["Account"] = [st.Page(PAGES / "logout.py", title="Log out", icon=":material/logout:")]
     with st.sidebar:
         st.caption(f"Signed in as **{plain(user.name)}** ({user.role})")
-    st.navigation(menu).run()
+    st.navigation(menu, expanded=True).run()  # every section shown, none under "View more"
 
 
 main()

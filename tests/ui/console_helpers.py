@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from hat_cli.ui_cmd import PRODUCTION_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "ui" / "app.py")
 EXAMPLES = ROOT / "examples" / "harnesses"
@@ -95,7 +97,8 @@ def console_server(env: dict[str, str], log_path: Path) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
          "--server.address=127.0.0.1", f"--server.port={port}",
-         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
+         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false",
+         *PRODUCTION_FLAGS],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

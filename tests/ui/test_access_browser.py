@@ -68,6 +68,12 @@ def test_a_role_change_and_a_removal_reach_an_open_tab(server):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(20_000)
+        log_in(page, base, "admin")  # the longest menu: every section shown, no toolbar
+        nav = page.locator("[data-testid='stSidebarNav']")
+        assert nav.get_by_text(re.compile(r"^View \d+ more$")).count() == 0
+        assert nav.get_by_role("link", name="Users", exact=True).is_visible()
+        assert page.get_by_role("button", name="Deploy").count() == 0
+        page.goto(base)  # a new session
         log_in(page, base, "operator")
         assert "session" not in page.url
         nav = page.locator("[data-testid='stSidebarNav']")
