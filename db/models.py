@@ -260,6 +260,8 @@ class AuditRow(Base):
     before: Mapped[dict[str, Any] | None]
     after: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    prev_hash: Mapped[str | None] = mapped_column(String(64))  # the chain (db.audit_chain)
+    entry_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class AbAnalysisRow(Base):

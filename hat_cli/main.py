@@ -10,6 +10,7 @@ import typer
 
 from hat_cli import (
     ab_cmd,
+    audit_cmd,
     augment_cmd,
     base_cmd,
     data_cmd,
@@ -47,6 +48,7 @@ app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.add_typer(ab_cmd.app, name="ab")
+app.add_typer(audit_cmd.app, name="audit")
 app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
