@@ -43,6 +43,7 @@ from db.pairwise_repo import (  # noqa: E402
     list_blind_items,
 )
 from db.release_repo import add_eval_result, promote  # noqa: E402
+from db.sessions_repo import open_session  # noqa: E402
 from db.users_repo import add_user, get_user  # noqa: E402
 
 APP = str(HERE.parent / "ui" / "app.py")
@@ -155,14 +156,14 @@ def time_page(url: str, page: str, repeat: int) -> list[float]:
     """Milliseconds of `repeat` full renders of one page (after a warm-up render)."""
     from streamlit.testing.v1 import AppTest
 
-    os.environ.update(HAT_DATABASE_URL=url, HAT_CONSOLE_SECRET="bench",
+    os.environ.update(HAT_DATABASE_URL=url,
                       HAT_HOME=tempfile.mkdtemp(prefix="hat_console_bench_"))
     engine = make_engine(url)
-    with make_session_factory(engine)() as s:
-        admin = get_user(s, name="admin")
+    token = in_transaction(make_session_factory(engine), lambda s: open_session(
+        s, user_id=get_user(s, name="admin").id, client="console"))
     engine.dispose()
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["user"] = admin
+    at.session_state["session_token"] = token
     at.session_state["job_id"] = 2
     at.run()
     at.switch_page(f"pages/{page}.py").run()  # warm-up: imports, caches, connection pool

@@ -1,7 +1,8 @@
 """Apply Alembic migrations from code: `upgrade(url)`, `downgrade(url, rev)`, `current(url)`.
 
 The migrations directory is found next to this package (`migrations/`), so `hat db upgrade`
-works from any working directory. For the embedded SQLite file, `upgrade` creates its folder.
+works from any working directory. For a SQLite file, `upgrade` creates its folder (0700 when
+new) and leaves the file owner-only (0600, `db.file_modes`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 
 from db.engine import make_engine
 from db.errors import NotMigratedError, StoreError
+from db.file_modes import create_private_sqlite, private_dir, private_sqlite, sqlite_path
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -33,6 +35,7 @@ def upgrade(url: str, rev: str = "head") -> None:
     """Migrate the database at `url` up to `rev` (creating a SQLite file's folder)."""
     _ensure_sqlite_dir(url)
     command.upgrade(alembic_config(url), rev)
+    private_sqlite(url)
 
 
 def downgrade(url: str, rev: str) -> None:
@@ -70,21 +73,15 @@ def require_head(url: str) -> None:
         )
 
 
-def _sqlite_path(url: str) -> Path | None:
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(parsed.database)
-
-
 def _ensure_sqlite_dir(url: str) -> None:
-    path = _sqlite_path(url)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path = sqlite_path(url)
+    if path is not None and not path.parent.exists():
+        private_dir(path.parent)
+    create_private_sqlite(url)
 
 
 def _missing_sqlite_file(url: str) -> bool:
-    path = _sqlite_path(url)
+    path = sqlite_path(url)
     return path is not None and not path.exists()
 
 

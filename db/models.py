@@ -38,6 +38,7 @@ NAMING = {
 JOB_STATES = ("queued", "running", "succeeded", "failed", "skipped")
 REVIEW_STATES = ("new", "confirmed", "dismissed", "fixed")
 ROLES = ("viewer", "reviewer", "operator", "admin")
+SESSION_CLIENTS = ("console", "cli")
 PAIRWISE_STATES = ("open", "closed")
 PAIRWISE_SIDES = ("left", "right")
 PAIRWISE_CHOICES = ("left", "right", "tie")  # what a reviewer picks: a shown side, or a tie
@@ -217,6 +218,35 @@ class UserRow(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class UserSessionRow(Base):
+    """A login (console or CLI): the sha256 of its random token, its user, when it ends.
+
+    Valid while `revoked_at` is empty and `expires_at` is ahead; never extended. Logout,
+    a password or role change and the user's removal revoke it (`db.sessions_repo`).
+    """
+
+    __tablename__ = "user_sessions"
+    __table_args__ = (CheckConstraint(_in("client", SESSION_CLIENTS), name="client"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    client: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
+
+
+class LoginThrottleRow(Base):
+    """Failed logins of one user name or one client (`user:NAME`, `client:ADDRESS`): how
+    many in the current window, and until when further attempts are refused."""
+
+    __tablename__ = "login_throttles"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime]
+    locked_until: Mapped[datetime | None]
+
+
 class AuditRow(Base):
     """An append-only audit entry: who did what to which entity, before and after."""
 
@@ -230,6 +260,8 @@ class AuditRow(Base):
     before: Mapped[dict[str, Any] | None]
     after: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    prev_hash: Mapped[str | None] = mapped_column(String(64))  # the chain (db.audit_chain)
+    entry_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class AbAnalysisRow(Base):

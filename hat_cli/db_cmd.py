@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db import migrate
 from db.engine import make_engine, make_session_factory
+from db.file_modes import private_dir, private_sqlite
+from db.grants import grant_app_role
 from hat_cli.errors import exits_on_error
 from hat_core.settings import load_settings
 
@@ -35,10 +37,19 @@ def whoami() -> str:
 
 
 def open_store() -> sessionmaker[Session]:
-    """A session factory on the configured database, which must be at the head revision."""
+    """A session factory on the configured database, which must be at the head revision
+    (`HAT_HOME` and an embedded SQLite file are made owner-only on the way)."""
     url = database_url()
     migrate.require_head(url)
+    _private(url)
     return make_session_factory(make_engine(url))
+
+
+def _private(url: str) -> None:
+    home = load_settings().home
+    if home.exists():  # not created here: a PostgreSQL setup may have no HAT_HOME at all
+        private_dir(home)
+    private_sqlite(url)
 
 
 def _shown(url: str) -> str:
@@ -47,10 +58,18 @@ def _shown(url: str) -> str:
 
 @app.command()
 @exits_on_error
-def upgrade(rev: str = typer.Argument("head", help="target revision")) -> None:
+def upgrade(
+    rev: str = typer.Argument("head", help="target revision"),
+    grant: str = typer.Option(None, "--grant", help="PostgreSQL: then give this existing role "
+                                                   "the application's privileges (db.grants)"),
+) -> None:
     """Apply migrations to the configured database (up to REV, default head)."""
     url = database_url()
     migrate.upgrade(url, rev)
+    _private(url)
+    if grant:
+        grant_app_role(url, grant)
+        typer.echo(f"granted the application's privileges to role {grant}")
     typer.echo(f"{_shown(url)}: at revision {migrate.current(url)}")
 
 

@@ -10,6 +10,7 @@ import typer
 
 from hat_cli import (
     ab_cmd,
+    audit_cmd,
     augment_cmd,
     base_cmd,
     data_cmd,
@@ -18,6 +19,7 @@ from hat_cli import (
     eval_cmd,
     harness_cmd,
     latency_cmd,
+    login_cmd,
     pairwise_cmd,
     release_cmd,
     repro_cmd,
@@ -46,10 +48,13 @@ app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.add_typer(ab_cmd.app, name="ab")
+app.add_typer(audit_cmd.app, name="audit")
 app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
 app.command("serve")(serve_cmd.serve)
+app.command("login")(login_cmd.login)
+app.command("logout")(login_cmd.logout)
 app.command("promote")(release_cmd.promote)
 app.command("rollback")(release_cmd.rollback)
 app.add_typer(train_cmd.app, name="train")

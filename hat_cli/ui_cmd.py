@@ -3,6 +3,7 @@
     hat ui                          # http://127.0.0.1:8501
     hat ui --host 0.0.0.0 --port 8600
 
+The developer toolbar is hidden and error details stay in the server log (`PRODUCTION_FLAGS`).
 The console reads the same settings as the CLI (`HAT_DATABASE_URL`, `HAT_HOME`, ...); log in
 with a user made by `hat user add NAME --role R`. See docs/console.md.
 """
@@ -15,6 +16,10 @@ import sys
 from pathlib import Path
 
 import typer
+
+# No developer toolbar (Deploy, Rerun, Clear cache) and no exception details in browsers: the
+# tracebacks go to the server's log only.
+PRODUCTION_FLAGS = ("--client.toolbarMode=viewer", "--client.showErrorDetails=none")
 
 
 def app_path() -> Path:
@@ -29,7 +34,7 @@ def command(host: str, port: int) -> list[str]:
     """The `streamlit run` command line of the console."""
     return [sys.executable, "-m", "streamlit", "run", str(app_path()),
             f"--server.address={host}", f"--server.port={port}", "--server.headless=true",
-            "--browser.gatherUsageStats=false"]
+            "--browser.gatherUsageStats=false", *PRODUCTION_FLAGS]
 
 
 def ui(

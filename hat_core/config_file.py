@@ -57,15 +57,19 @@ def read_text(path: str | Path, *, what: str = "config",
         raw = p.read_bytes()
     except OSError as exc:
         raise error(f"{p}: cannot read the {what} file: {exc.strerror}") from exc
-    return _decode(raw, p, error)
+    return decode_text(raw, str(p), error=error)
 
 
-def _decode(raw: bytes, path: Path, error: type[HatError]) -> str:
+def decode_text(raw: bytes, source: str, *, error: type[HatError] = ConfigError) -> str:
+    """The UTF-8 text of `raw` (a file's or an upload's bytes) under the size limit, else
+    `error` naming `source`, the byte and the line: the same refusal for a file and an upload."""
+    if len(raw) > MAX_BYTES:
+        raise error(f"{source}: {len(raw)} bytes, over the {MAX_BYTES}-byte limit")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}, "
+        raise error(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}, "
                     f"line {line})") from exc
 
 

@@ -24,6 +24,11 @@ class Settings(BaseSettings):
     mlflow_tracking_uri: str | None = Field(
         default=None, description="MLflow tracking URI; default a SQLite store under home"
     )
+    mlflow_ui_url: str | None = Field(
+        default=None,
+        description="MLflow UI address a browser can open (console links); default the "
+                    "tracking URI when it is http(s)",
+    )
     prefect_api_url: str | None = Field(
         default=None, description="Prefect API; default a local/ephemeral API"
     )

@@ -87,13 +87,16 @@ def test_hat_variables_match_the_settings_object():
     fields = {f"HAT_{name.upper()}" for name in Settings.model_fields}
     hat_vars = {k for k in env if k.startswith("HAT_")}
     assert hat_vars == fields
-    assert env["HAT_DATABASE_URL"].startswith("postgresql+psycopg://")
+    assert env["HAT_DATABASE_URL"].startswith("postgresql+psycopg://hat_app:")
+    owner_url = SERVICES["migrate"]["environment"]["HAT_DATABASE_URL"]
+    assert owner_url.startswith("postgresql+psycopg://${POSTGRES_USER}:")  # migrations: owner
+    assert SERVICES["migrate"]["environment"]["HAT_HOME"] == env["HAT_HOME"]
     assert env["HAT_PREFECT_API_URL"] == env["PREFECT_API_URL"]
 
 
 def test_app_services_use_the_hat_commands():
     commands = {name: s.get("command", "") for name, s in SERVICES.items()}
-    assert commands["migrate"] == "hat db upgrade"
+    assert commands["migrate"] == "hat db upgrade --grant hat_app"
     assert commands["worker"] == "hat serve"
     assert commands["console"].startswith("hat ui ")
     assert "postgresql+psycopg://" in commands["mlflow"]

@@ -13,6 +13,7 @@ import streamlit as st
 
 from ui.nav import pages_for
 from ui.session import current_user
+from ui.views.markdown import plain
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
@@ -30,8 +31,8 @@ def main() -> None:
     }
     menu["Account"] = [st.Page(PAGES / "logout.py", title="Log out", icon=":material/logout:")]
     with st.sidebar:
-        st.caption(f"Signed in as **{user.name}** ({user.role})")
-    st.navigation(menu).run()
+        st.caption(f"Signed in as **{plain(user.name)}** ({user.role})")
+    st.navigation(menu, expanded=True).run()  # every section shown, none under "View more"
 
 
 main()

@@ -1,48 +1,77 @@
-"""The logged-in user of this browser session: login, logout, restore after a reload.
+"""The logged-in user of this browser session: log in, re-read on every run, log out.
 
-The user (a frozen `db.values.User`) lives in `st.session_state["user"]`; the signed token
-(`ui.auth`) is mirrored into the URL as `?session=...` on every run, so a reload, which
-starts a fresh Streamlit session, logs the same user back in (role re-read from the store).
+A login opens a session in the store (`db.login_repo.attempt_login`, throttled) and keeps
+its random token in Streamlit's own session state, on the server: it is never in the URL or
+the page, and a browser reload (a new Streamlit session) asks for the password again. Each
+run looks the token up (`db.sessions_repo.session_user`), so the user and role are the
+store's current ones; a revoked or expired session, a removed user or a changed password
+logs the tab out at its next interaction. The session ends `SESSION_TTL_S` after the login,
+never later. A `?session=` left in the URL by older versions is ignored and removed.
 """
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
-from db.users_repo import get_user, verify_user
+from db.login_repo import attempt_login
+from db.sessions_repo import revoke_session, session_user
 from db.values import User
 from ui import store
-from ui.auth import PermissionDenied, can, load_secret, make_token, read_token
+from ui.auth import PermissionDenied, can
 
 USER_KEY = "user"
-TOKEN_PARAM = "session"
+TOKEN_KEY = "session_token"
+NOTICE_KEY = "_session_notice"
+OLD_URL_PARAM = "session"
 
 
 def current_user() -> User | None:
-    """The logged-in user, restored from the URL token when the session is new."""
-    user = st.session_state.get(USER_KEY)
+    """The logged-in user as the store has it now; None (and the token forgotten) when the
+    session is gone, expired or revoked."""
+    st.query_params.pop(OLD_URL_PARAM, None)
+    token = st.session_state.get(TOKEN_KEY)
+    user = store.read(lambda s: session_user(s, token=token)) if token else None
     if user is None:
-        user = _restore()
-    if user is not None:
-        _keep_token(user)
+        if token:
+            st.session_state[NOTICE_KEY] = "Your session ended; log in again."
+        st.session_state.pop(TOKEN_KEY, None)
+        st.session_state.pop(USER_KEY, None)
+        return None
+    st.session_state[USER_KEY] = user
     return user
 
 
-def log_in(name: str, password: str) -> User | None:
-    """Check the password against the store; on success the session holds the user."""
-    user = store.read(lambda s: verify_user(s, name=name, password=password))
-    if user is not None:
-        st.session_state[USER_KEY] = user
-        _keep_token(user)
-    return user
+def log_in(name: str, password: str) -> str:
+    """Check the password (throttled); on success the session holds the token and the user.
+    Returns "" on success, else why the login was refused."""
+    address = _client_address()
+    result = store.write(lambda s: attempt_login(s, name=name, password=password,
+                                                 client_address=address))
+    if result.token is not None:
+        st.session_state[TOKEN_KEY] = result.token
+        st.session_state[USER_KEY] = result.user
+        st.session_state.pop(NOTICE_KEY, None)
+    return result.refusal
+
+
+def _client_address() -> str | None:
+    """The browser's address as Streamlit saw it; None on the loopback, or when there is no
+    connection to ask (a test run: anything but a string counts as unknown)."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else None
 
 
 def log_out() -> None:
-    """Forget the user and remove the token from the URL."""
+    """End the session in the store and forget the user."""
+    token = st.session_state.pop(TOKEN_KEY, None)
     st.session_state.pop(USER_KEY, None)
-    st.query_params.pop(TOKEN_PARAM, None)
+    if token:
+        store.write(lambda s: revoke_session(s, token=token))
+
+
+def take_notice() -> str | None:
+    """Why the last session ended, once (for the login page)."""
+    return st.session_state.pop(NOTICE_KEY, None)
 
 
 def allowed(action: str) -> bool:
@@ -52,9 +81,16 @@ def allowed(action: str) -> bool:
 
 
 def require_user(action: str) -> User:
-    """The user, if allowed `action`; else an error on the page and the run stops."""
-    user = st.session_state.get(USER_KEY)
+    """The user as the store has it now, if allowed `action`; else an error on the page and
+    the run stops. Every page calls it first, so a page checks the store itself even when
+    Streamlit runs it without `ui/app.py` (as AppTest does after `switch_page`, and the server
+    for a process's first request to a page of the `pages/` folder); `allowed` and `check`
+    then use the user read here."""
+    user = current_user()
     if user is None or not can(user.role, action):
+        notice = take_notice() if user is None else None
+        if notice:
+            st.info(notice)
         role = user.role if user else "anonymous"
         st.error(f"Not allowed: the {role} role may not {action}.")
         st.stop()
@@ -67,30 +103,3 @@ def check(action: str) -> User:
     if user is None or not can(user.role, action):
         raise PermissionDenied(f"{user.role if user else 'anonymous'} may not {action}")
     return user
-
-
-def _secret() -> bytes:
-    return load_secret(store.settings().home)
-
-
-def _restore() -> User | None:
-    token = st.query_params.get(TOKEN_PARAM)
-    if not token:
-        return None
-    name = read_token(token, _secret(), now=time.time())
-    user = store.read(lambda s: get_user(s, name=name)) if name else None
-    if user is None:
-        st.query_params.pop(TOKEN_PARAM, None)
-        return None
-    st.session_state[USER_KEY] = user
-    st.session_state["_token"] = token
-    return user
-
-
-def _keep_token(user: User) -> None:
-    token = st.session_state.get("_token")
-    if not token or read_token(token, _secret(), now=time.time() + 60) != user.name:
-        token = make_token(user.name, _secret(), now=time.time())
-        st.session_state["_token"] = token
-    if st.query_params.get(TOKEN_PARAM) != token:
-        st.query_params[TOKEN_PARAM] = token

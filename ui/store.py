@@ -9,12 +9,14 @@ MLflow model registry the flows use (`HAT_MLFLOW_TRACKING_URI`, else under `HAT_
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import streamlit as st
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction, make_engine, make_session_factory
+from db.file_modes import private_dir, private_sqlite
 from hat_core.release.registry import ModelRegistry
 from hat_core.settings import Settings, load_settings
 
@@ -27,13 +29,18 @@ def settings() -> Settings:
 
 
 @st.cache_resource(show_spinner=False)
-def _factory(url: str) -> sessionmaker[Session]:
+def _factory(url: str, home: str) -> sessionmaker[Session]:
+    if Path(home).exists():
+        private_dir(Path(home))
+    private_sqlite(url)
     return make_session_factory(make_engine(url, pool_pre_ping=True))
 
 
 def sessions() -> sessionmaker[Session]:
-    """The session factory of the configured database (one engine per URL per process)."""
-    return _factory(settings().resolved_database_url())
+    """The session factory of the configured database (one engine per URL per process);
+    `HAT_HOME` and a SQLite store are made owner-only when it is first built."""
+    config = settings()
+    return _factory(config.resolved_database_url(), str(config.home))
 
 
 def read(fn: Callable[[Session], T]) -> T:

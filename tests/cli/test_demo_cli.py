@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from db.engine import make_engine, make_session_factory
+from db.engine import in_transaction, make_engine, make_session_factory
 from db.flow_repo import find_model_version_for_job
 from db.harness_repo import list_versions
 from db.jobs_repo import list_jobs, list_stage_runs
@@ -134,6 +134,7 @@ def test_a_rerun_finds_everything_handled(story):
 def test_the_console_shows_the_diff_the_jobs_and_the_gates(story, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
+    from db.sessions_repo import open_session
     from db.users_repo import get_user
 
     tmp, _ = story
@@ -145,7 +146,8 @@ def test_the_console_shows_the_diff_the_jobs_and_the_gates(story, monkeypatch):
     shown = {}
     for page in ("harness_diff", "runs", "release"):
         at = AppTest.from_file(str(ROOT / "ui" / "app.py"), default_timeout=60)
-        at.session_state["user"] = admin
+        at.session_state["session_token"] = in_transaction(
+            sessions(tmp), lambda s: open_session(s, user_id=admin.id, client="console"))
         at.run()
         at.switch_page(f"pages/{page}.py").run()
         assert not at.exception, (page, [e.value for e in at.exception])

@@ -15,9 +15,11 @@ from db.models import Base
 TABLES = {
     "harness_lines", "harness_versions", "outbox_events", "retrain_jobs", "stage_runs",
     "model_versions", "eval_results", "bad_cases", "promotions", "users", "audit_log",
-    "ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes",
+    "ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes", "user_sessions",
+    "login_throttles",
 }
 EVIDENCE = {"ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes"}
+ACCESS = {"user_sessions", "login_throttles"}  # 0003, 0004
 
 
 def table_names(url: str) -> set[str]:
@@ -44,9 +46,19 @@ def test_0002_downgrades_to_0001_and_upgrades_again(empty_db_url):
     migrate.upgrade(empty_db_url)
     migrate.downgrade(empty_db_url, "0001")
     assert migrate.current(empty_db_url) == "0001"
-    assert table_names(empty_db_url) == TABLES - EVIDENCE
+    assert table_names(empty_db_url) == TABLES - EVIDENCE - ACCESS
     migrate.upgrade(empty_db_url)
-    assert migrate.current(empty_db_url) == migrate.head() == "0002"
+    assert migrate.current(empty_db_url) == migrate.head()
+    assert table_names(empty_db_url) == TABLES
+
+
+def test_0003_downgrades_to_0002_and_upgrades_again(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    migrate.downgrade(empty_db_url, "0002")
+    assert table_names(empty_db_url) == TABLES - ACCESS
+    migrate.upgrade(empty_db_url, "0003")
+    assert table_names(empty_db_url) == TABLES - {"login_throttles"}
+    migrate.upgrade(empty_db_url)
     assert table_names(empty_db_url) == TABLES
 
 

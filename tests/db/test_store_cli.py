@@ -80,13 +80,13 @@ def test_submit_invalid_exits_2_and_stores_nothing(hat, tmp_path, v1_path):
 
 
 def test_users(hat):
-    added = hat("user", "add", "rita", "--role", "reviewer", "--password-stdin",
-                stdin="a long secret\n")
+    added = hat("user", "add", "rita", "--role", "admin", "--password-stdin",
+                stdin="a long secret\n")  # the first user of a store: an admin, no login
     assert added.returncode == 0, added.stderr
     refused = hat("user", "add", "sam", "--role", "boss", "--password-stdin", stdin="x" * 10)
     assert refused.returncode == 2 and "valid: viewer, reviewer, operator, admin" in refused.stderr
     listed = hat("user", "list")
-    assert listed.stdout.startswith("rita\treviewer\t") and "sam" not in listed.stdout
+    assert listed.stdout.startswith("rita\tadmin\t") and "sam" not in listed.stdout
 
 
 def test_db_upgrade_then_submit(tmp_path, empty_db_url, v1_path):
@@ -94,7 +94,7 @@ def test_db_upgrade_then_submit(tmp_path, empty_db_url, v1_path):
     refused = hat("harness", "submit", str(v1_path))
     assert refused.returncode == 2 and "run `hat db upgrade`" in refused.stderr
     assert hat("db", "upgrade").returncode == 0
-    assert "at 0002, head 0002" in hat("db", "current").stdout
+    assert "at 0005, head 0005" in hat("db", "current").stdout
     assert hat("harness", "submit", str(v1_path)).stdout == "1\n"
     assert hat("db", "downgrade", "base").returncode == 0
     assert "base (empty)" in hat("db", "current").stdout

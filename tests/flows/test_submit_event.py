@@ -132,11 +132,12 @@ def console_submit(store, store_url, tmp_path, monkeypatch, api_url: str, line: 
     """The console's submit page (AppTest) storing `line` v1 as the operator `ann`."""
     from streamlit.testing.v1 import AppTest
 
+    from db.engine import in_transaction
+    from db.sessions_repo import open_session
     from db.users_repo import get_user
 
     monkeypatch.setenv("HAT_DATABASE_URL", store_url)
     monkeypatch.setenv("HAT_HOME", str(tmp_path / "console-home"))
-    monkeypatch.setenv("HAT_CONSOLE_SECRET", "test-secret")
     monkeypatch.setenv("HAT_PREFECT_API_URL", api_url)
     with store() as s:
         user = get_user(s, name="ann")
@@ -145,7 +146,8 @@ def console_submit(store, store_url, tmp_path, monkeypatch, api_url: str, line: 
         with store() as s:
             user = get_user(s, name="ann")
     at = AppTest.from_file(str(ROOT / "ui" / "app.py"), default_timeout=60)
-    at.session_state["user"] = user
+    at.session_state["session_token"] = in_transaction(
+        store, lambda s: open_session(s, user_id=user.id, client="console"))
     at.run()
     at.switch_page("pages/harness_submit.py").run()
     at.text_area(key="harness_text").set_value(harness_text(line))

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from console_helpers import APP, PASSWORD, SECRET, home_with_registry
+from console_helpers import APP, PASSWORD, home_with_registry, logged_in
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +52,6 @@ def console_db(seeded_template, mlflow_template, tmp_path, monkeypatch
     monkeypatch.setenv("HAT_DATABASE_URL", url)
     monkeypatch.setenv("HAT_HOME", str(home_with_registry(tmp_path / "home", mlflow_template)))
     monkeypatch.delenv("HAT_MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.setenv("HAT_CONSOLE_SECRET", SECRET)
     monkeypatch.delenv("HAT_PREFECT_API_URL", raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     return url, ids
@@ -69,19 +68,18 @@ def console_sessions(console_db):
 
 @pytest.fixture
 def console(console_db):
-    """`console(role, page=None)`: an AppTest of the app logged in as the demo user `role`."""
+    """`console(role, page=None)`: an AppTest of the app logged in as the demo user `role`
+    (a real session in the store)."""
     from streamlit.testing.v1 import AppTest
 
     from db.engine import make_engine, make_session_factory
-    from db.users_repo import get_user
 
     engine = make_engine(console_db[0])
 
     def open_as(role: str | None, page: str | None = None) -> AppTest:
         at = AppTest.from_file(APP, default_timeout=30)
         if role is not None:
-            with make_session_factory(engine)() as s:
-                at.session_state["user"] = get_user(s, name=role)
+            logged_in(at, make_session_factory(engine), role)
         at.run()
         if page is not None:
             at.switch_page(f"pages/{page}.py").run()

@@ -15,15 +15,30 @@ from pathlib import Path
 
 import pytest
 
+from hat_cli.ui_cmd import PRODUCTION_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "ui" / "app.py")
 EXAMPLES = ROOT / "examples" / "harnesses"
 PASSWORD = "demo-password-1"
-SECRET = "test-console-secret"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+
+
+def logged_in(at, sessions, name: str):
+    """Log user `name` into the AppTest `at` as the login page does: a session in the store
+    whose token the Streamlit session holds (`ui.session`). Returns `at`."""
+    from db.engine import in_transaction
+    from db.sessions_repo import open_session
+    from db.users_repo import get_user
+
+    def open_for(s):
+        return open_session(s, user_id=get_user(s, name=name).id, client="console")
+
+    at.session_state["session_token"] = in_transaction(sessions, open_for)
+    return at
 
 
 def home_with_registry(home: Path, mlflow_template: Path) -> Path:
@@ -82,7 +97,8 @@ def console_server(env: dict[str, str], log_path: Path) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
          "--server.address=127.0.0.1", f"--server.port={port}",
-         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
+         "--server.fileWatcherType=none", "--browser.gatherUsageStats=false",
+         *PRODUCTION_FLAGS],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -1,9 +1,9 @@
 """The console in a real browser: Debian chromium driven by Playwright against `streamlit run`.
 
-One story as an operator: log in, reload (still logged in), submit a harness edit, see its
-diff, label a bad case, promote a checkpoint into the A/B slot (the MLflow aliases move, as
-with `hat promote`), and be refused a candidate whose gates were inconclusive. Screenshots go
-to `test-artifacts/ui/`.
+One story as an operator: log in, reload (the login is not carried over: log in again),
+submit a harness edit, see its diff, label a bad case, promote a checkpoint into the A/B
+slot (the MLflow aliases move, as with `hat promote`), and be refused a candidate whose gates
+were inconclusive. Screenshots go to `test-artifacts/ui/`.
 Needs `/usr/bin/chromium` (`make browser`); marked `browser`.
 """
 
@@ -20,7 +20,6 @@ from console_helpers import (
     EXAMPLES,
     PASSWORD,
     ROOT,
-    SECRET,
     console_server,
     home_with_registry,
     require_chromium,
@@ -39,8 +38,7 @@ def server(seeded_template, mlflow_template, tmp_path_factory):
     shutil.copyfile(template, tmp / "hat.db")
     _add_inconclusive_candidate(f"sqlite:///{tmp / 'hat.db'}", ids["job_running"])
     env = {**os.environ, "HAT_DATABASE_URL": f"sqlite:///{tmp / 'hat.db'}",
-           "HAT_HOME": str(home_with_registry(tmp / "home", mlflow_template)),
-           "HAT_CONSOLE_SECRET": SECRET}
+           "HAT_HOME": str(home_with_registry(tmp / "home", mlflow_template))}
     env.pop("HAT_MLFLOW_TRACKING_URI", None)
     env.pop("PREFECT_API_URL", None)
     env.pop("HAT_PREFECT_API_URL", None)
@@ -97,9 +95,13 @@ def test_operator_story(page, server):
     page.locator("[data-testid='stDataFrame']").first.wait_for()
     _shot(page, "01-versions")
 
-    page.reload()  # a new Streamlit session: the URL token logs the operator back in
+    assert "session" not in page.url  # the session token never reaches the browser
+    page.reload()  # a new Streamlit session: the login is not carried over
+    page.get_by_role("button", name="Log in").wait_for()
+    page.get_by_role("textbox", name="User name").fill("operator")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
     page.get_by_text("Signed in as").wait_for()
-    assert "session=" in page.url
 
     _nav(page, "Edit and submit")
     edited = (EXAMPLES / "v4.yaml").read_text().replace(

@@ -16,7 +16,7 @@ from db.release_repo import current_promotion, list_promotions
 from db.values import User
 
 
-def test_login_wrong_password_then_right_then_reload_then_logout(console_db):
+def test_login_wrong_password_then_right_then_logout_everywhere(console_db):
     at = AppTest.from_file(APP, default_timeout=30).run()
     at.text_input(key="login_name").input("operator")
     at.text_input(key="login_password").input("wrong-password")
@@ -26,23 +26,20 @@ def test_login_wrong_password_then_right_then_reload_then_logout(console_db):
     at.button(key="login_submit").click().run()
     assert not at.exception
     assert at.session_state["user"].name == "operator"
-    token = at.query_params["session"]
-    assert token
+    token = at.session_state["session_token"]
+    assert token and "session" not in at.query_params  # the token stays on the server
 
-    reloaded = AppTest.from_file(APP, default_timeout=30)  # a browser reload: new session
-    reloaded.query_params["session"] = token
-    reloaded.run()
-    assert reloaded.session_state["user"].name == "operator"
-    assert "Signed in as **operator** (operator)" in "\n".join(c.value for c in reloaded.caption)
+    other = AppTest.from_file(APP, default_timeout=30)  # the same login, another run
+    other.session_state["session_token"] = token
+    other.run()
+    assert other.session_state["user"].name == "operator"
+    assert "Signed in as **operator** (operator)" in "\n".join(c.value for c in other.caption)
 
-    reloaded.switch_page("pages/logout.py").run()
-    assert "user" not in reloaded.session_state
-    assert "session" not in reloaded.query_params
-    forged = AppTest.from_file(APP, default_timeout=30)
-    forged.query_params["session"] = token[:-2] + "xx"
-    forged.run()
-    assert "user" not in forged.session_state
-    assert forged.button(key="login_submit")
+    at.switch_page("pages/logout.py").run()
+    assert "user" not in at.session_state and "session_token" not in at.session_state
+    other.run()  # logged out: the token is refused wherever it is held
+    assert "user" not in other.session_state
+    assert "Your session ended" in texts(other)
 
 
 def test_pages_by_role(console):
@@ -224,13 +221,18 @@ def test_rollback_restores_the_previous_champion(console, console_db, console_se
     admin.selectbox(key="promote_model").set_value(ids["mv_good"])
     admin.button(key="promote_submit").click().run()
     operator = console("operator", "release")
+    operator.button(key="rollback_ab").click().run()  # no reason: refused, nothing changes
+    assert "give the reason for the rollback first" in operator.error[0].value
+    with console_sessions() as s:
+        assert current_promotion(s, slot="ab").model_version_id == ids["mv_good"]
+    operator.text_input(key="rollback_reason").input("v2 regressed on t2")
     operator.button(key="rollback_ab").click().run()
     assert not operator.exception
     assert "Rolled back slot ab to version 1 (was 2)" in operator.success[0].value
     with console_sessions() as s:
         history = list_promotions(s, slot="ab")
     assert history[0].model_version_id == ids["mv_base"]
-    assert history[0].reason == "rollback from version 2: console rollback"
+    assert history[0].reason == "rollback from version 2: v2 regressed on t2"
     assert _aliases(console_db) == {"champion": "1", "previous-champion": "2"}
     audit = console("operator", "audit")
     assert "promotion.add" in set(audit.dataframe[0].value["action"])

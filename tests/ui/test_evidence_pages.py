@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from console_helpers import APP, PASSWORD, SECRET, texts
+from console_helpers import APP, PASSWORD, logged_in, texts
 
 from db.engine import in_transaction, make_engine, make_session_factory
 
@@ -49,7 +49,6 @@ def store(evidence_template, tmp_path, monkeypatch):
     shutil.copyfile(evidence_template, path)
     monkeypatch.setenv("HAT_DATABASE_URL", f"sqlite:///{path}")
     monkeypatch.setenv("HAT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HAT_CONSOLE_SECRET", SECRET)
     engine = make_engine(f"sqlite:///{path}")
     yield make_session_factory(engine)
     engine.dispose()
@@ -60,12 +59,8 @@ def page(store):
     """`page(role, file)`: an AppTest of the console on `ui/pages/<file>.py` as `role`."""
     from streamlit.testing.v1 import AppTest
 
-    from db.users_repo import get_user
-
     def open_as(role: str, file: str):
-        at = AppTest.from_file(APP, default_timeout=60)
-        with store() as s:
-            at.session_state["user"] = get_user(s, name=role)
+        at = logged_in(AppTest.from_file(APP, default_timeout=60), store, role)
         at.run()
         at.switch_page(f"pages/{file}.py").run()
         assert not at.exception, at.exception

@@ -15,7 +15,6 @@ from console_helpers import (
     CHROMIUM_ARGS,
     PASSWORD,
     ROOT,
-    SECRET,
     console_server,
     require_chromium,
     settled,
@@ -49,8 +48,7 @@ def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pairwise-browser")
     url = f"sqlite:///{tmp / 'hat.db'}"
     seed_store(url)
-    env = {**os.environ, "HAT_DATABASE_URL": url, "HAT_HOME": str(tmp / "home"),
-           "HAT_CONSOLE_SECRET": SECRET}
+    env = {**os.environ, "HAT_DATABASE_URL": url, "HAT_HOME": str(tmp / "home")}
     with console_server(env, tmp / "streamlit.log") as base:
         yield base, url
 

@@ -10,7 +10,7 @@ from ui.views.paging import PAGE, cursor, pager, reset
 require_user("audit.view")
 st.title("Audit log")
 ENTITIES = ["any", "slot", "harness_version", "bad_case", "retrain_job", "model_version",
-            "user", "stage_run", "eval_result"]
+            "user", "login", "stage_run", "eval_result"]
 entity = st.selectbox("Entity", ENTITIES, key="audit_entity", on_change=reset, args=("audit",))
 entries = store.read(lambda s: audit_page(s, entity=None if entity == "any" else entity,
                                           before_id=cursor("audit"), limit=PAGE))

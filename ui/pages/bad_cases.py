@@ -14,6 +14,7 @@ from ui import store
 from ui.flash import flash_and_rerun, show_flash
 from ui.session import allowed, require_user
 from ui.views.episode import show_episode
+from ui.views.markdown import plain
 from ui.views.paging import PAGE, cursor, pager, reset
 from ui.views.review import NOT_A_FAILURE, case_rows, label_case, queue_filter
 
@@ -65,7 +66,7 @@ case = by_id[st.selectbox("Open case", list(by_id), key="bc_case",
                           format_func=lambda i: f"#{i} {by_id[i].failure_type}")]
 st.subheader(f"Case #{case.id}: judged {case.failure_type} · {case.review_state}")
 if case.reviewer:
-    st.caption(f"reviewed by {case.reviewer}: label {case.label or '-'}; {case.comment}")
+    st.caption(f"reviewed by {plain(case.reviewer)}: label {case.label or '-'}; {case.comment}")
 left, right = st.columns([3, 2])
 with left:
     show_episode(case.episode, case.judge_scores)

@@ -47,7 +47,8 @@ latency = latency_rows(a, a_label) + latency_rows(b, b_label)
 if latency:
     st.altair_chart(charts.latency(latency))
 
-base = mlflow_ui_base(store.settings().mlflow_tracking_uri)
+config = store.settings()
+base = mlflow_ui_base(config.mlflow_tracking_uri, config.mlflow_ui_url)
 by_id = {m.model.id: m.model for m in listings}
 for label, mid in ((a_label, a_id), (b_label, b_id)):
     model = by_id.get(mid)

@@ -10,7 +10,7 @@ from hat_core.diff.api import diff_harness
 from hat_core.events import announce_version_created, prefect_api_url
 from ui import store
 from ui.session import require_user
-from ui.views.harness import as_yaml, change_rows, submit_valid, validate_text
+from ui.views.harness import as_yaml, change_rows, submit_valid, validate_text, validate_upload
 
 user = require_user("harness.submit")
 st.title("Edit and submit a harness")
@@ -27,9 +27,8 @@ submitted = st.button("Validate and submit", type="primary", key="submit_harness
 if not submitted:
     st.stop()
 
-text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded else \
-    st.session_state["harness_text"]
-result = validate_text(text)
+result = (validate_upload(uploaded.name, uploaded.getvalue()) if uploaded
+          else validate_text(st.session_state["harness_text"]))
 if result.harness is None:
     st.error(f"Not stored: {len(result.problems)} problem(s). {result.message}")
     st.dataframe([{"path": p.path or "(document)", "problem": p.message} for p in result.problems],

@@ -27,7 +27,8 @@ st.subheader(f"Job {job.id}: {listing.line} v{listing.number} — {job.state}")
 st.caption(f"trigger {job.trigger} · attempts {job.attempts} · created "
            f"{job.created_at:%Y-%m-%d %H:%M} · updated {job.updated_at:%Y-%m-%d %H:%M}"
            + (f" · {job.reason}" if job.reason else ""))
-base = mlflow_ui_base(store.settings().mlflow_tracking_uri)
+config = store.settings()
+base = mlflow_ui_base(config.mlflow_tracking_uri, config.mlflow_ui_url)
 
 stages = store.read(lambda s: list_stage_runs(s, job_id=job.id))
 st.markdown("#### Stages")

@@ -1,4 +1,4 @@
-"""Logout page: forgets the user and the session token (also in the URL)."""
+"""Logout page: ends the session in the store and forgets the user."""
 
 import streamlit as st
 

@@ -16,6 +16,7 @@ from db.pairwise_repo import (
     list_votes,
     review_outcome,
 )
+from hat_core.config_file import decode_text
 from hat_core.errors import HatError
 from ui import store
 from ui.auth import PermissionDenied
@@ -67,7 +68,7 @@ def jsonl_form() -> None:
     try:
         review = store.write(lambda s: create_review(
             s, user=user, title=title, system_a=system_a, system_b=system_b,
-            jsonl=upload.getvalue().decode("utf-8", errors="replace"), source=upload.name,
+            jsonl=decode_text(upload.getvalue(), upload.name), source=upload.name,
             seed=parse_seed(seed), model_version_a_id=models.get(system_a),
             model_version_b_id=models.get(system_b)))
     except (PermissionDenied, HatError) as exc:

@@ -14,6 +14,7 @@ from hat_core.release.rules import SLOT, gates_of, gates_verdict
 from ui import store
 from ui.flash import flash_and_rerun, show_flash
 from ui.session import allowed, require_user
+from ui.views.markdown import plain
 from ui.views.paging import PAGE, cursor, pager
 
 user = require_user("release.view")
@@ -50,7 +51,7 @@ with a:
     else:
         p = view.promotion
         st.markdown(f"**{_label(view.champion)}**")
-        st.caption(f"since {p.created_at:%Y-%m-%d %H:%M} by {p.actor}"
+        st.caption(f"since {p.created_at:%Y-%m-%d %H:%M} by {plain(p.actor)}"
                    + (" · OVERRIDE" if p.override else "") + (f" · {p.reason}" if p.reason else ""))
         _gates(view.champion)
 with b:
@@ -66,11 +67,15 @@ with previous:
         st.info("none: nothing to roll back to")
     else:
         st.markdown(f"**{_label(view.previous)}**")
+        why = (st.text_input("Why roll back (recorded with the rollback)", key="rollback_reason")
+               if allowed("release.rollback") else "")
         if allowed("release.rollback") and st.button("Roll back to it", key="rollback_ab"):
             try:
+                if not why.strip():
+                    raise HatError("give the reason for the rollback first")
                 done = rollback_slot(store.sessions(), store.registry(),
                                      registry_name=view.champion.registry_name,
-                                     actor=user.name, reason="console rollback")
+                                     actor=user.name, reason=why.strip())
             except HatError as exc:
                 st.error(f"Rollback failed: {exc.report()}")
             else:

@@ -6,4 +6,5 @@ from MLflow, on demand), `mlflow_links` (links into the MLflow UI), `retrain` (s
 through a Prefect deployment), `review` (the bad-case queue and the reviewer's verdict), `episode`
 (a trajectory as blocks and its drawing), `ab` (A/B upload analysis, lift table, interval chart),
 `pairwise` (blind pairwise reviews), `judge` (judge calibrations and the gate), `charts` (altair
-charts), `paging` (keyset paging of the tables)."""
+charts), `paging` (keyset paging of the tables), `markdown` (user-written text escaped for
+markdown)."""

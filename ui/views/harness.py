@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from db.console_queries import latest_jobs, slot_harness_version_id
 from db.harness_repo import list_versions, submit_harness
 from db.values import HarnessVersion
+from hat_core.config_file import decode_text
 from hat_core.diff.api import HarnessDiff, diff_harness
 from hat_core.errors import HarnessError, Problem
 from hat_core.harness.io import dump_harness, parse_harness
@@ -49,6 +50,17 @@ def version_rows(
             "retrain": f"{job.state} ({job.trigger}, job {job.id})" if job else "no job",
         })
     return rows, versions
+
+
+def validate_upload(name: str, raw: bytes) -> Validation:
+    """Validate an uploaded harness file: bytes that are not UTF-8 text (or too many) are
+    refused with the byte and line, as `hat harness validate` refuses them; nothing is
+    replaced or stored."""
+    try:
+        text = decode_text(raw, name, error=HarnessError)
+    except HarnessError as exc:
+        return Validation(None, (Problem("", str(exc)),), str(exc))
+    return validate_text(text)
 
 
 def validate_text(text: str) -> Validation:

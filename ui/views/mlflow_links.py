@@ -1,12 +1,16 @@
-"""Links from the console into the MLflow UI (runs and registered model versions)."""
+"""Links from the console into the MLflow UI (runs and registered model versions), at the
+address a browser can open (`HAT_MLFLOW_UI_URL`)."""
 
 from __future__ import annotations
 
 
-def mlflow_ui_base(tracking_uri: str | None) -> str | None:
-    """The MLflow UI address when the tracking URI is an MLflow server, else None."""
-    if tracking_uri and tracking_uri.startswith(("http://", "https://")):
-        return tracking_uri.rstrip("/")
+def mlflow_ui_base(tracking_uri: str | None, ui_url: str | None = None) -> str | None:
+    """The MLflow UI address for links: `ui_url` (`HAT_MLFLOW_UI_URL`, what a browser can
+    open, e.g. `http://localhost:5000` where the tracking URI is `http://mlflow:5000` inside
+    compose), else the tracking URI when it is an MLflow server, else None."""
+    for candidate in (ui_url, tracking_uri):
+        if candidate and candidate.startswith(("http://", "https://")):
+            return candidate.rstrip("/")
     return None
 
 

@@ -1,0 +1,64 @@
+"""Owner-only file modes for the embedded stores: `HAT_HOME` 0700, the SQLite file 0600.
+
+    private_dir(settings.home)         # create it 0700, or take group/other bits away
+    private_sqlite(url)                # hat.db (and its -wal/-shm) 0600; no-op off SQLite
+
+The SQLite file holds the argon2 password hashes and the session hashes, so no other local
+user may read it; `hat db upgrade`, every `hat` command that opens the store and the console
+apply these. A directory or file that already exists keeps its owner bits and loses the
+group and other bits; nothing is made more permissive, and what another user owns is left
+alone.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and its parents) and make `path` itself owner-only (0700)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _drop_group_other(path)
+    return path
+
+
+def create_private_sqlite(url: str) -> None:
+    """Create a missing SQLite file empty with mode 0600 (SQLite fills an empty file), so
+    the store is never readable by others, not even between its creation and a chmod."""
+    path = sqlite_path(url)
+    if path is None or path.exists():
+        return
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:  # another process made it first
+        pass
+
+
+def private_sqlite(url: str) -> None:
+    """Make a SQLite database file and its WAL/SHM files owner-only (0600), if they exist."""
+    path = sqlite_path(url)
+    if path is None:
+        return
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if candidate.exists():
+            _drop_group_other(candidate)
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL; None for other databases and in-memory SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _drop_group_other(path: Path) -> None:
+    info = path.stat()
+    if info.st_uid != os.geteuid():  # not ours to change (a shared or mounted folder)
+        return
+    if info.st_mode & 0o077:
+        os.chmod(path, info.st_mode & 0o700)
