@@ -1,7 +1,7 @@
 """The CPU recipe's learning run: HSA-SFT against fixed-harness SFT, side by side, same budget.
 
     .venv/bin/python benchmarks/learning_run.py --work runs/learning [--base DIR]
-        [--steps 800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
+        [--steps 1800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
         [--then opd,rl] [--opd-steps 100] [--rl-steps 60]
 
 From one base (the shipped `examples/models/toy-long`, or `hat base build --size toy-long`),
@@ -64,7 +64,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--base", type=Path, default=ROOT / "examples" / "models" / "toy-long",
                    help="the toy-long base model dir (default: the shipped one)")
     p.add_argument("--work", type=Path, required=True)
-    p.add_argument("--steps", type=int, default=800)
+    p.add_argument("--steps", type=int, default=1800)
     p.add_argument("--episodes", type=int, default=45)
     p.add_argument("--variants", type=int, default=4)
     p.add_argument("--max-tokens", type=int, default=160)
