@@ -230,7 +230,7 @@ def main(argv: list[str]) -> int:
     print("\n".join(lines))
     results = {"steps": args.steps, "sft_wall_s": walls, "tracking_uri": uri,
                "reports": {n: {s["suite"]: {"metrics": s["metrics"],
-                                            "intervals": s["summary"]["intervals"],
+                                            "intervals": s["summary"].get("intervals"),
                                             "by_kind": s["summary"].get("by_kind"),
                                             "variants": s["summary"].get("variants")}
                                for s in r["suites"]} for n, r in reports.items()},
