@@ -111,7 +111,7 @@ def test_cpu_defaults_turn_gpu_features_off():
     # bf16 (as autocast) only where this CPU computes it in hardware
     assert (defaults.bf16, defaults.gradient_checkpointing, defaults.use_vllm) == (
         cpu_bf16_native(), False, False)
-    assert resolve(None, defaults.bf16) is False and resolve(True, False) is True
+    assert resolve(None, defaults.bf16) is cpu_bf16_native() and resolve(True, False) is True
 
 
 def test_cuda_without_gpu_is_a_config_error():
