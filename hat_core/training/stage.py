@@ -140,9 +140,11 @@ def training_kwargs(config: StageConfig, defaults: DeviceDefaults) -> dict:
     )
     if config.torch_compile:
         kwargs["torch_compile"] = True
-    # Passed only when on: transformers 5.23 warns about the name whenever it is set.
-    if resolve(config.gradient_checkpointing, defaults.gradient_checkpointing):
-        kwargs["gradient_checkpointing"] = True
+    # Always passed, under transformers' new name: TRL's configs default the old name
+    # (`gradient_checkpointing`) to True, which transformers 5.23 maps onto this one, so leaving
+    # it out recomputed every forward in the backward pass on CPU too (and warned each time).
+    kwargs["activation_checkpointing"] = resolve(config.gradient_checkpointing,
+                                                 defaults.gradient_checkpointing)
     return kwargs
 
 

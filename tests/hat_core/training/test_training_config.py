@@ -149,3 +149,24 @@ def test_rl_cot_limits_scale_with_the_teacher_and_are_checked():
         with pytest.raises(ConfigError) as err:
             load_stage_config("rl", None, {"output_dir": "out", **bad}, check_paths=False)
         assert [p.path for p in err.value.problems] == [path]
+
+
+@pytest.mark.parametrize("asked", [None, True, False])
+def test_activation_checkpointing_is_what_the_stage_asks_not_trls_default(tmp_path, asked):
+    """TRL's configs default `gradient_checkpointing` to True and transformers maps it onto
+    `activation_checkpointing`: on CPU that recomputed every forward in the backward pass."""
+    import warnings
+
+    from hat_core.training.sft import sft_args
+
+    overrides = {"base": "b", "dataset": "d", "output_dir": str(tmp_path / "out")}
+    if asked is not None:
+        overrides["gradient_checkpointing"] = asked
+    config = load_stage_config("sft", None, overrides, check_paths=False)
+    defaults = device_defaults("cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)  # no deprecated-name warning either
+        args = sft_args(config, defaults)
+    expected = bool(asked) if asked is not None else defaults.gradient_checkpointing
+    assert args.activation_checkpointing is expected
+    assert args.gradient_checkpointing is expected  # the old name mirrors the new one
