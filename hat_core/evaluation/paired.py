@@ -40,8 +40,8 @@ PENALTIES = ("cot_length_penalty",)
 
 
 @dataclass(frozen=True)
-class PairedComparison:
-    """`b` against `a` on `n` paired cases."""
+class _Paired:
+    """`b` against `a` on `n` paired cases: each side with its interval, and b - a."""
 
     metric: str
     suite: str | None
@@ -50,37 +50,31 @@ class PairedComparison:
     b: float
     a_interval: tuple[float, float]
     b_interval: tuple[float, float]
-    diff: float  # b - a
+    diff: float  # b - a (of the rates, or of the mean rewards)
     diff_interval: tuple[float, float]
-    a_only: int  # cases a got right and b did not
-    b_only: int
-    p_value: float  # McNemar, exact, two-sided
-    test: str = "mcnemar-exact"
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 @dataclass(frozen=True)
-class PairedMeans:
-    """Mean per-case reward of `b` against `a` on `n` paired cases."""
+class PairedComparison(_Paired):
+    """A per-case outcome (a rate) of `b` against `a`, with McNemar's exact test."""
 
-    metric: str
-    suite: str | None
-    n: int
-    a: float
-    b: float
-    a_interval: tuple[float, float]
-    b_interval: tuple[float, float]
-    diff: float  # mean of b - a
-    diff_interval: tuple[float, float]
+    a_only: int  # cases a got right and b did not
+    b_only: int
+    p_value: float  # McNemar, exact, two-sided
+    test: str = "mcnemar-exact"
+
+
+@dataclass(frozen=True)
+class PairedMeans(_Paired):
+    """The mean per-case reward of `b` against `a`, with the Wilcoxon signed-rank test."""
+
     a_better: int  # cases where a's reward is higher
     b_better: int
     p_value: float  # Wilcoxon signed-rank, two-sided
     test: str = "wilcoxon-signed-rank"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def case_reward(row: Mapping, metric: str = "reward",
