@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/learning_run.py --work runs/learning [--base DIR]
         [--steps 1800] [--episodes 45] [--variants 4] [--eval-only] [--models hsa,fixed]
-        [--then opd,rl] [--opd-steps 100] [--rl-steps 60]
+        [--then opd,rl | --then rl] [--arms hsa,fixed] [--opd-steps 100] [--rl-steps 60]
 
 From one base (the shipped `examples/models/toy-long`, or `hat base build --size toy-long`),
 on 2 cores:
@@ -21,7 +21,9 @@ on 2 cores:
 With `--then opd,rl` the HSA arm goes on through the other two stages, one after the other on
 both threads: General OPD from the HSA-SFT model (`opd_cpu.yaml`, the pre-SFT base as teacher,
 the build's general prompts) -> WORK/opd-hsa, the HSA-SFT + OPD checkpoint; then HSA-RL from
-it (`rl_cpu.yaml`) -> WORK/rl-hsa. Those are evaluated too (`ifeval` beside `t1`, `t2`), and
+it (`rl_cpu.yaml`) -> WORK/rl-hsa. `--then rl` runs HSA-RL straight from the HSA-SFT model
+(RL isolated from OPD); `--arms hsa` trains (and by default evaluates) the HSA arm only.
+Those are evaluated too (`ifeval` beside `t1`, `t2`), and
 each is compared with the checkpoint it started from on the same cases: OPD on the IFEval
 prompts and exact first calls, RL on the mean reward (HSA-RL's weights, the Wilcoxon
 signed-rank test) and exact first calls.
@@ -46,17 +48,18 @@ CONFIGS = ROOT / "examples" / "configs"
 V1 = ROOT / "examples" / "harnesses" / "v1.yaml"
 ARMS = {"hsa": "data_cpu.yaml", "fixed": "data_cpu_fixed.yaml"}
 METRICS = ("first_tool_right", "first_call_exact", "all_calls_exact", "pass_rate")
-# later stages of the HSA arm: name -> (config, the model it starts from)
-STAGES = {"opd": ("opd_cpu.yaml", "hsa"), "rl": ("rl_cpu.yaml", "opd")}
+# later stages of the HSA arm: name -> config (OPD starts from HSA-SFT; RL from OPD when it
+# runs, else from HSA-SFT: `rl_start`)
+STAGES = {"opd": "opd_cpu.yaml", "rl": "rl_cpu.yaml"}
 # rl_cpu.yaml's reward weights, for the RL comparison's `reward`
 RL_WEIGHTS = ("accuracy=1,effectiveness=1,tool_rationality=0.5,skill_selection=0.5,"
               "cot_length_penalty=1")
-# what each comparison looks at: (a, b, suites, metrics)
+# what each comparison looks at: (a, b, suites, metrics); "start" is the model RL started from
 COMPARISONS = (("fixed", "hsa", "t1,t2",
                 "first_tool_right,first_call_exact,all_calls_exact,passed"),
                ("hsa", "opd", "t1,t2", "first_call_exact"),
                ("hsa", "opd", "ifeval", "passed"),
-               ("opd", "rl", "t1,t2", "reward,reward.accuracy,first_call_exact"))
+               ("start", "rl", "t1,t2", "reward,reward.accuracy,first_call_exact"))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -71,13 +74,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--models", default="hsa,fixed", help="arms to evaluate (and base)")
     p.add_argument("--eval-only", action="store_true", help="evaluate what WORK holds")
     p.add_argument("--tracking-uri", default=None)
-    p.add_argument("--then", default="", help="later stages of the HSA arm: opd, or opd,rl")
+    p.add_argument("--then", default="", help="later stages of the HSA arm: opd, rl or opd,rl")
+    p.add_argument("--arms", default="hsa,fixed", help="SFT arms to build and train")
     p.add_argument("--opd-steps", type=int, default=None, help="default: opd_cpu.yaml's")
     p.add_argument("--rl-steps", type=int, default=None, help="default: rl_cpu.yaml's")
     args = p.parse_args(argv)
     args.then = [s for s in args.then.split(",") if s]
-    if any(s not in STAGES for s in args.then) or args.then not in ([], ["opd"], ["opd", "rl"]):
-        p.error("--then takes opd or opd,rl")
+    if args.then not in ([], ["opd"], ["rl"], ["opd", "rl"]):
+        p.error("--then takes opd, rl or opd,rl")
+    args.arms = [a for a in args.arms.split(",") if a]
+    if not args.arms or any(a not in ARMS for a in args.arms):
+        p.error(f"--arms takes {' and/or '.join(ARMS)}")
     return args
 
 
@@ -108,7 +115,8 @@ def data(args: argparse.Namespace) -> dict[str, Path]:
     procs = {arm: run([HAT, "data", "build", "--harness", str(V1), "--config",
                        str(CONFIGS / cfg), "--out", str(out[arm])],
                       args.work / "logs" / f"data-{arm}.log")
-             for arm, cfg in ARMS.items() if not (out[arm] / "manifest.json").exists()}
+             for arm, cfg in ARMS.items()
+             if arm in args.arms and not (out[arm] / "manifest.json").exists()}
     wait_all(procs, time.monotonic())
     return out
 
@@ -126,7 +134,7 @@ def train(args: argparse.Namespace, datasets: dict[str, Path], uri: str) -> dict
                        "--set", f"dataset={datasets[arm]}",
                        "--set", f"tracking.run_name=learning-{arm}"],
                       args.work / "logs" / f"sft-{arm}.log")
-             for arm in ARMS if not done(args.work / f"sft-{arm}")}
+             for arm in args.arms if not done(args.work / f"sft-{arm}")}
     return wait_all(procs, started)
 
 
@@ -134,13 +142,12 @@ def later_stages(args: argparse.Namespace, uri: str) -> dict[str, float]:
     """OPD, then RL, on the HSA arm (each on both threads, one after the other)."""
     walls = {}
     for stage in args.then:
-        config, start = STAGES[stage]
         out = args.work / f"{stage}-hsa"
         if done(out):
             continue
-        cmd = [HAT, "train", stage, "--config", str(CONFIGS / config),
-               "--base", str(args.work / f"sft-{start}" if start == "hsa" else
-                             args.work / f"{start}-hsa"),
+        start = "hsa" if stage == "opd" else rl_start(args)
+        cmd = [HAT, "train", stage, "--config", str(CONFIGS / STAGES[stage]),
+               "--base", str(model_dirs(args, [start])[start]),
                "--output-dir", str(out), "--tracking-uri", uri,
                "--set", "num_threads=2", "--set", f"tracking.run_name=learning-{stage}"]
         if stage == "opd":
@@ -151,6 +158,11 @@ def later_stages(args: argparse.Namespace, uri: str) -> dict[str, float]:
         walls |= wait_all({stage: run(cmd, args.work / "logs" / f"{stage}.log", threads=2)},
                           time.monotonic())
     return walls
+
+
+def rl_start(args: argparse.Namespace) -> str:
+    """The model HSA-RL starts from: the OPD checkpoint when OPD runs, else HSA-SFT."""
+    return "opd" if "opd" in args.then else "hsa"
 
 
 def model_dirs(args: argparse.Namespace, names: list[str]) -> dict[str, Path]:
@@ -199,6 +211,7 @@ def compare_all(args: argparse.Namespace, names: set[str]) -> dict[str, list]:
     """`hat eval compare` of each pair of COMPARISONS whose two models were evaluated."""
     out = {}
     for a, b, suites, metrics in COMPARISONS:
+        a = rl_start(args) if a == "start" else a
         if not {a, b} <= names:
             continue
         key = f"{b}-vs-{a}" + ("-ifeval" if suites == "ifeval" else "")
@@ -223,7 +236,8 @@ def main(argv: list[str]) -> int:
         walls = train(args, datasets, uri)
         print("SFT wall time:", {k: f"{v / 60:.1f} min" for k, v in walls.items()})
         walls |= later_stages(args, uri)
-    names = [n for n in args.models.split(",") if n] + args.then
+    names = [n for n in args.models.split(",") if n and (n == "base" or n in args.arms)]
+    names += args.then
     reports = evaluate(args, model_dirs(args, names))
     lines = table(reports)
     compared = compare_all(args, set(names))

@@ -8,7 +8,9 @@ Per viewer turn (see docs/simulator.md for worked examples):
 - Accuracy = (calls + facts) / 2, times 0 when the reply states an ungrounded price.
   calls: share of required calls made successfully with matching arguments (1 if none
   required); facts: share of the turn's facts the reply states (1 if none).
-- Effectiveness = compliant * (0.5 * resolves + 0.25 * concise + 0.25 * cta).
+- Effectiveness = compliant * (0.5 * resolves + 0.25 * concise + 0.25 * cta), and 0 for a
+  reply that still holds call or reasoning markup (`<tool_call>`, `<think>`: a call cut off
+  before its closing tag, say by a completion-length cap, is not an answer).
   resolves: answer/comment: no "can't answer" wording; clarify: asks a question and calls
   no tool; refuse: a refusal marker; handoff: mentions 人工. compliant: none of the turn's
   forbidden strings nor the harness's before_response forbidden words/patterns. concise: at
@@ -43,6 +45,8 @@ NON_ANSWERS = ("无法回答", "不知道", "不清楚", "无法提供", "没查
 HANDOFF_WORDS = ("人工",)
 REFUSAL_WORDS = ("不能", "不可以", "没办法", "不宜")
 COT_FREE, COT_FULL = 100, 200
+# markup of the chat format that a parsed reply never holds: what is left of a cut-off call
+MARKUP = ("<tool_call>", "</tool_call>", "<think>", "</think>", "<tool_response>")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _NUMERIC = re.compile(r"^\d+(?:\.\d+)?$")
 
@@ -67,6 +71,7 @@ class TurnScore:
     resolves: bool = False
     concise: bool = False
     cta: bool = False
+    malformed: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,10 +191,12 @@ def score_turn(record: TurnRecord, truth: TurnTruth, hooks: HookSet, grounded: s
     accuracy = 0.0 if ungrounded else (calls_score + facts_score) / 2
     rational = _rationality(record.calls, truth, seen)
     breaches = _breaches(reply, truth, hooks)
-    resolves = bool(reply.strip()) and _resolves(reply, truth, record)
+    malformed = any(m in reply for m in MARKUP)
+    answered = bool(reply.strip()) and not malformed
+    resolves = answered and _resolves(reply, truth, record)
     concise = len(reply) <= truth.max_chars
     cta = not truth.cta or any(w in reply for w in CTA_WORDS)
-    effectiveness = 0.0 if breaches or not reply.strip() else (
+    effectiveness = 0.0 if breaches or not answered else (
         0.5 * resolves + 0.25 * concise + 0.25 * cta)
     return TurnScore(
         accuracy=accuracy, effectiveness=effectiveness, rationality=rational["score"],
@@ -197,8 +204,8 @@ def score_turn(record: TurnRecord, truth: TurnTruth, hooks: HookSet, grounded: s
         hallucinated=rational["hallucinated"], unexpected=rational["unexpected"],
         repeated=rational["repeated"], failed=rational["failed"],
         misordered=rational["misordered"], missing_facts=missing_facts, ungrounded=ungrounded,
-        breaches=breaches, answered=bool(reply.strip()), resolves=resolves, concise=concise,
-        cta=cta)
+        breaches=breaches, answered=answered, resolves=resolves, concise=concise,
+        cta=cta, malformed=malformed)
 
 
 def args_match(expected: dict, actual: dict) -> bool:

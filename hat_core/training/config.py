@@ -166,7 +166,13 @@ class RlStageConfig(StageConfig):
     scale_rewards: str = "group"
     num_generations: int = 4
     per_device_train_batch_size: int = 8  # completions per step: 2 groups of 4
-    max_completion_length: int = 96
+    # counts the reasoning, calls, tool results and reply of the rollout's first turn (the
+    # oracle's: median ~290, p90 ~550 tokens of toy-long's tokenizer)
+    max_completion_length: int = 512
+    # the share of the oracle's first turns the cap must hold (checked on 32 rows before
+    # training, `rl_env.check_completion_budget`); 0 turns the check off
+    min_completion_fit: float = 0.5
+    log_rollouts: int = 16  # completions per step written to OUTPUT/rollouts.jsonl (0: none)
     max_tool_calling_iterations: int = 3
     beta: float = 0.0
     temperature: float = 1.0
@@ -251,6 +257,11 @@ def _check_numbers(config: StageConfig) -> list[Problem]:
     if isinstance(config, RlStageConfig):
         problems += _check_groups(config)
         problems += _check_cot(config.cot)
+        if not 0 <= config.min_completion_fit <= 1:
+            problems.append(Problem("min_completion_fit", "must be in [0, 1] (a share of the "
+                                                          "oracle's first turns; 0: no check)"))
+        if config.log_rollouts < 0:
+            problems.append(Problem("log_rollouts", "must be >= 0 (0: no rollout log)"))
     if isinstance(config, OpdStageConfig) and not 0 <= config.beta <= 1:
         problems.append(Problem("beta", "must be in [0, 1] (0 forward KL, 0.5 JSD, 1 reverse KL)"))
     return problems

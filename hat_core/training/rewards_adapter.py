@@ -11,6 +11,12 @@ as its own curve; the CoT length penalty is the negative `cot_length_penalty` re
 weighted totals are all equal; under GDPO (normalise then sum) a group in which every reward
 is constant. It logs `flat_groups/count` and `flat_groups/share` per batch through TRL's
 `log_metric` and keeps running totals for the stage result.
+
+`RolloutLog` writes what the rollouts were, as the rewards saw them: per step up to `per_step`
+completions (the first groups of the batch) as JSON lines in `OUTPUT/rollouts.jsonl`, each
+with the step, the variant, the scenario, the viewer message, the trajectory after the prompt
+and every reward. It is how a reward that does not move can be read against the evaluation's
+transcript of the same scenario.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hat_core.sim.rewards import scores_for
@@ -120,9 +127,54 @@ class FlatGroups:
                 "flat_group_share": round(self.share, 4)}
 
 
-def reward_functions(weights: Mapping[str, float],
-                     flat_groups: FlatGroups | None = None) -> list[Callable]:
-    """One TRL reward function per named reward; the first also feeds `flat_groups`."""
+@dataclass
+class RolloutLog:
+    """Up to `per_step` completions of every step, with their rewards, as JSON lines."""
+
+    path: Path
+    per_step: int = 16
+
+    def write(self, prompts, completions, rewards: Sequence[Mapping[str, float]],
+              kwargs: Mapping[str, Any]) -> None:
+        if self.per_step <= 0:
+            return
+        state = kwargs.get("trainer_state")
+        step = getattr(state, "global_step", None)
+        lines = []
+        for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True)):
+            if i >= self.per_step:
+                break
+            trajectory = sim_trajectory(prompt, completion)
+            scenario = _cell(kwargs, "scenario", i)
+            lines.append(json.dumps({
+                "step": step, "index": i, "environment": _cell(kwargs, "environment", i),
+                "scenario_id": _scenario_id(scenario),
+                "user": prompt[-1]["content"] if isinstance(prompt, list) else str(prompt),
+                "completion": trajectory[len(prompt) if isinstance(prompt, list) else 1:],
+                "rewards": dict(rewards[i])}, ensure_ascii=False, default=str))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write("".join(line + "\n" for line in lines))
+
+
+def _cell(kwargs: Mapping[str, Any], name: str, i: int) -> Any:
+    values = kwargs.get(name)
+    return values[i] if values is not None and i < len(values) else None
+
+
+def _scenario_id(scenario: Any) -> str | None:
+    if isinstance(scenario, str):
+        try:
+            scenario = json.loads(scenario)
+        except ValueError:
+            return None
+    return scenario.get("id") if isinstance(scenario, dict) else None
+
+
+def reward_functions(weights: Mapping[str, float], flat_groups: FlatGroups | None = None,
+                     rollout_log: RolloutLog | None = None) -> list[Callable]:
+    """One TRL reward function per named reward; the first also feeds `flat_groups` and
+    `rollout_log`."""
     names = list(weights)
     # TRL calls every reward function on the same batch object in turn: score it once. The
     # cache keeps the batch alive, so its id cannot be reused by a later batch.
@@ -134,6 +186,8 @@ def reward_functions(weights: Mapping[str, float],
             cache["rewards"] = batch_rewards(prompts, completions, **kwargs)
             if flat_groups is not None:
                 _log_flat(flat_groups, cache["rewards"], kwargs.get("log_metric"))
+            if rollout_log is not None:
+                rollout_log.write(prompts, completions, cache["rewards"], kwargs)
         return cache["rewards"]
 
     def make(name: str) -> Callable:

@@ -20,8 +20,10 @@ from pathlib import Path
 
 from hat_core.training.config import RlStageConfig
 from hat_core.training.device import resolve
-from hat_core.training.rewards_adapter import FlatGroups, reward_functions
+from hat_core.training.rewards_adapter import FlatGroups, RolloutLog, reward_functions
 from hat_core.training.rl_env import (
+    check_completion_budget,
+    completion_budget,
     environment_factories,
     rl_rows,
     select_scenarios,
@@ -78,15 +80,19 @@ def build_rl_trainer(config: RlStageConfig, defaults):
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     pool, catalog, rows = rl_data(config)
     model, tokenizer = load_model(config.base, defaults, config)
+    budget = completion_budget(pool, catalog, rows, tokenizer, config.max_completion_length)
+    check_completion_budget(budget, config.min_completion_fit)
     flat = FlatGroups(config.num_generations, config.rewards, config.aggregation)
+    rollouts = RolloutLog(Path(config.output_dir) / "rollouts.jsonl", config.log_rollouts)
     trainer = GRPOTrainer(
-        model=model, reward_funcs=reward_functions(config.rewards, flat),
+        model=model, reward_funcs=reward_functions(config.rewards, flat, rollouts),
         args=rl_args(config, defaults), train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer, peft_config=peft_config(config),
         environment_factory=environment_factories(pool, catalog))
     use_harness_tool_schemas(trainer, pool)
     info = {"pool": [{"name": e.name, "harness_hash": e.binding.harness_hash} for e in pool],
-            "rows": len(rows), "rows_hash": rows_digest(rows)}
+            "rows": len(rows), "rows_hash": rows_digest(rows),
+            "completion_budget": budget.summary()}
     return trainer, tokenizer, flat, info
 
 
@@ -98,6 +104,8 @@ def run_rl(config: RlStageConfig, *, tracking=None, progress: Progress | None = 
 
     defaults = setup(config)
     trainer, tokenizer, flat, info = build_rl_trainer(config, defaults)
+    if not resume:
+        (Path(config.output_dir) / "rollouts.jsonl").unlink(missing_ok=True)
     hashes = {"harness": file_digest(config.harness), "rl_rows": info["rows_hash"]}
     limits = config.cot.limits()
     with use_cot_limits(limits):  # the rewards score the penalty with the stage's limits
@@ -106,5 +114,6 @@ def run_rl(config: RlStageConfig, *, tracking=None, progress: Progress | None = 
                          progress=progress,
                          extra=lambda: flat.summary() | {
                              "pool": info["pool"], "rows": info["rows"],
+                             "completion_budget": info["completion_budget"],
                              "cot_limits": {"free": limits.free, "full": limits.full}})
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hat_core.errors import ConfigError, Problem
@@ -154,6 +154,79 @@ def rl_rows(pool: Sequence[PoolEntry], scenarios: Sequence[Scenario],
                      "harness": harness_json[entry.name],
                      "rename_map": json.dumps(entry.rename_map, ensure_ascii=False)})
     return rows
+
+
+@dataclass(frozen=True)
+class CompletionBudget:
+    """How the oracle's first viewer turn (reasoning, calls, tool results and reply, all of
+    which a rollout's `max_completion_length` counts) fits the completion cap, in tokens of
+    the policy's own tokenizer."""
+
+    cap: int
+    lengths: tuple[int, ...]
+
+    @property
+    def fits(self) -> float:
+        return sum(n <= self.cap for n in self.lengths) / len(self.lengths)
+
+    def summary(self) -> dict:
+        ordered = sorted(self.lengths)
+        return {"cap": self.cap, "oracle_median": ordered[len(ordered) // 2],
+                "oracle_p90": ordered[int(0.9 * (len(ordered) - 1))],
+                "oracle_max": ordered[-1], "oracle_fit_share": round(self.fits, 4)}
+
+
+def completion_budget(pool: Sequence[PoolEntry], catalog: Catalog, rows: Sequence[dict],
+                      tokenizer, cap: int, sample: int = 32) -> CompletionBudget:
+    """Play the oracle on the first `sample` rows under their variants and measure each first
+    viewer turn as the rollout would count it (the chat template's tokens after the prompt)."""
+    from hat_core.sim.policy import OraclePolicy
+    from hat_core.sim.runner import run_episode
+    entries = {e.name: e for e in pool}
+    lengths = []
+    for row in rows[:sample]:
+        entry = entries[row["environment"]]
+        scenario = Scenario.from_dict(json.loads(row["scenario"]))
+        first = replace(scenario, turns=scenario.turns[:1])  # a rollout plays the first turn
+        episode = run_episode(entry.harness, first, catalog,
+                              OraclePolicy(), rename_map=entry.rename_map or None)
+        messages = [_template_message(m) for m in episode.messages]
+        tools = list(entry.binding.rendered.tools) or None
+        prompt = _token_count(tokenizer, messages[:2], tools, generation_prompt=True)
+        lengths.append(_token_count(tokenizer, messages, tools) - prompt)
+    if not lengths:
+        raise ConfigError("no RL rows to measure the completion budget on",
+                          [Problem("scenarios", "raise it")])
+    return CompletionBudget(cap, tuple(lengths))
+
+
+def check_completion_budget(budget: CompletionBudget, minimum_fit: float = 0.5) -> None:
+    """Refuse a cap that cuts most oracle turns: rollouts cut before their call closes score
+    no call and no reply, so every group is flat or rewards answering without tools."""
+    if budget.fits < minimum_fit:
+        s = budget.summary()
+        raise ConfigError("max_completion_length cuts most rollouts short", [Problem(
+            "max_completion_length",
+            f"{budget.cap} tokens holds {s['oracle_fit_share']:.0%} of the oracle's first "
+            f"turns (median {s['oracle_median']}, p90 {s['oracle_p90']} tokens with the "
+            f"reasoning, calls, tool results and reply); use at least {s['oracle_p90']}")])
+
+
+def _template_message(message: dict) -> dict:
+    out = {k: v for k, v in message.items() if v is not None and k != "tool_call_id"}
+    if out.get("tool_calls"):
+        out["tool_calls"] = [{"type": "function", "function": {
+            "name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}}
+            for c in out["tool_calls"]]
+    return out
+
+
+def _token_count(tokenizer, messages: list[dict], tools, generation_prompt: bool = False) -> int:
+    ids = tokenizer.apply_chat_template(messages, tools=tools, tokenize=True,
+                                        add_generation_prompt=generation_prompt)
+    if isinstance(ids, dict) or hasattr(ids, "keys"):
+        ids = ids["input_ids"]
+    return len(ids)
 
 
 def select_scenarios(scenarios: Sequence[Scenario], kinds: Sequence[str],

@@ -60,6 +60,12 @@ from hat_core.sim.scoring import cot_penalty
     (trajectory(calls=()), (0.0, 1.0, 1.0, 0.5, 0.0)),
     # 150 reasoning tokens: penalty 0.5
     (trajectory(reasoning="想" * 150), (1.0, 1.0, 1.0, 1.0, 0.5)),
+    # a call cut off before its closing tag (a completion-length cap) is no answer: no call
+    # made, no fact stated, effectiveness 0 although the text has no "can't answer" wording
+    (trajectory('<tool_call>\n{"name": "get_price", "arguments": {"product_id": "P10',
+                calls=()), (0.0, 0.0, 1.0, 0.5, 0.0)),
+    # reasoning markup left in the reply is not an answer either
+    (trajectory("<think>先查价格", calls=()), (0.0, 0.0, 1.0, 0.5, 0.0)),
 ])
 def test_rewards_on_hand_built_trajectories(v1, msgs, expected):
     assert tuple(scores(v1, msgs).rewards().values()) == pytest.approx(expected)

@@ -69,4 +69,5 @@ def rl_overrides(base_model, tmp_path) -> dict:
     return {"base": str(base_model), "output_dir": str(tmp_path / "rl"),
             "harness": str(MINI_HARNESS), "max_steps": 2, "save_steps": 2, "variants": 2,
             "scenarios": 30, "scenario_kinds": ["price", "comment"], "num_generations": 2,
-            "per_device_train_batch_size": 2, "max_completion_length": 24, **FAST_PROBE}
+            "per_device_train_batch_size": 2, "max_completion_length": 24,
+            "min_completion_fit": 0, **FAST_PROBE}

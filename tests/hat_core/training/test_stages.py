@@ -74,6 +74,14 @@ def test_rl_logs_each_reward_and_counts_flat_groups(rl_overrides):
     assert manifest["extra"]["flat_group_share"] == extra["flat_group_share"]
     assert set(manifest["dataset_hashes"]) == {"harness", "rl_rows"}
     json.dumps(result.to_dict(), default=str)
+    # every completion of both steps, as the rewards scored it
+    rollouts = [json.loads(line) for line in
+                (result.output_dir / "rollouts.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rollouts] == [0, 0, 1, 1]
+    assert all(set(r["rewards"]) == set(config.rewards) for r in rollouts)
+    assert all(r["scenario_id"] and r["user"] and r["environment"] in ("original", "v000", "v001")
+               and r["completion"][0]["role"] == "assistant" for r in rollouts)
+    assert extra["completion_budget"]["cap"] == 24
 
 
 def test_rl_with_grpo_aggregation(rl_overrides):
@@ -87,3 +95,38 @@ def test_rows_truncated_before_any_assistant_token_are_a_config_error(sft_overri
     with pytest.raises(ConfigError) as excinfo:
         run_sft(load_stage_config("sft", None, sft_overrides | {"max_length": 64}))
     assert "max_length: 64" in str(excinfo.value.problems[0])
+
+
+def test_rl_refuses_a_completion_cap_that_cuts_most_rollouts(rl_overrides):
+    """24 tokens cannot hold a call, its result and a reply; the check names the field and
+    the length that would, before any training (no model written)."""
+    from pathlib import Path
+
+    from hat_core.errors import ConfigError
+
+    config = load_stage_config("rl", None, rl_overrides | {"min_completion_fit": 0.5})
+    with pytest.raises(ConfigError) as excinfo:
+        run_rl(config)
+    problem = excinfo.value.problems[0]
+    assert problem.path == "max_completion_length" and "24 tokens holds" in problem.message
+    assert not (Path(config.output_dir) / "hat_stage.json").exists()
+
+
+def test_completion_budget_measures_the_oracle_turn_in_the_policy_tokens(rl_overrides):
+    from hat_core.harness.render import use_profile
+    from hat_core.training.rl import rl_data
+    from hat_core.training.rl_env import check_completion_budget, completion_budget
+
+    config = load_stage_config("rl", None, rl_overrides)
+    tokenizer = AutoTokenizer.from_pretrained(config.base)
+    with use_profile(config.render_profile):
+        pool, catalog, rows = rl_data(config)
+        small = completion_budget(pool, catalog, rows, tokenizer, cap=24, sample=8)
+        large = completion_budget(pool, catalog, rows, tokenizer, cap=100_000, sample=8)
+    assert small.lengths == large.lengths and len(small.lengths) == min(8, len(rows))
+    assert min(small.lengths) > 24  # price and comment turns: a call plus a reply, or a reply
+    assert small.fits == 0.0 and large.fits == 1.0
+    summary = large.summary()
+    assert summary["oracle_median"] <= summary["oracle_p90"] <= summary["oracle_max"]
+    check_completion_budget(large)  # holds every turn: no error
+    check_completion_budget(small, minimum_fit=0.0)  # the check turned off

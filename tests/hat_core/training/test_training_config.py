@@ -70,6 +70,15 @@ def test_bad_types_numbers_and_missing_paths_all_at_once(tmp_path):
     assert "h.yaml does not exist" in text
 
 
+def test_rl_budget_and_rollout_log_settings_are_checked():
+    data = {"output_dir": "o", "min_completion_fit": 1.5, "log_rollouts": -1}
+    with pytest.raises(ConfigError) as excinfo:
+        build_stage_config("rl", data, check_paths=False)
+    text = _problems(excinfo)
+    assert "min_completion_fit: must be in [0, 1]" in text
+    assert "log_rollouts: must be >= 0" in text
+
+
 def test_unknown_stage_lists_stages():
     with pytest.raises(ConfigError) as excinfo:
         build_stage_config("dpo", {})
