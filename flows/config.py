@@ -42,7 +42,7 @@ class EvalSettings:
     zero_shot_suites: tuple[str, ...] = ("t1", "t2")
     episodes: int = 30  # simulator scenarios per suite
     variants: int = 4  # held-out HSA variants for t2
-    limit: int | None = 20  # caps episodes and IFEval items
+    limit: int | None = None  # caps episodes and IFEval items (None: no cap)
     max_tokens: int = 256
     seed: int = 0
     judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
