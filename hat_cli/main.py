@@ -31,6 +31,7 @@ from hat_cli import (
     ui_cmd,
     user_cmd,
 )
+from hat_core.children import raise_on_sigterm
 
 app = typer.Typer(
     name="hat",
@@ -39,6 +40,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+@app.callback()
+def _every_command() -> None:
+    """SIGTERM stops any command as Ctrl-C does: its `finally` blocks stop its children."""
+    raise_on_sigterm()
+
+
 app.add_typer(harness_cmd.app, name="harness")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(user_cmd.app, name="user")

@@ -1,8 +1,10 @@
 """`hat retrain --harness-version N`: the whole retrain flow, in this process.
 
 The same flow the `retrain/harness-change` deployment runs (docs/flows.md), for operators and
-the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a temporary
-local API; task results (for resuming after a crash) go under `$HAT_HOME/prefect-results`.
+the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a local
+`prefect server` under `$HAT_HOME/prefect` that ends with this command, on SIGTERM and SIGKILL
+too (`flows/prefect_server.py`, `hat_core.children`); task results (for resuming after a
+crash) go under `$HAT_HOME/prefect-results`.
 The config and the gates file it names are read and validated first: a bad one exits 2 with
 its report before Prefect is imported or a server started.
 """
@@ -42,11 +44,14 @@ def retrain(
 ) -> None:
     """Run the retrain pipeline for one harness version and print its verdict as JSON."""
     from flows.config import load_retrain_config  # no Prefect import: the env is not set yet
+    from flows.prefect_server import prefect_api
 
     load_retrain_config(config)  # a bad config or gates file exits 2 before Prefect starts
-    prepare_prefect_env(load_settings())
-    from flows.retrain import retrain as retrain_flow
+    settings = load_settings()
+    prepare_prefect_env(settings)
+    with prefect_api(Path(settings.home).resolve() / "prefect"):
+        from flows.retrain import retrain as retrain_flow
 
-    result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
-                          config_path=str(config) if config else None)
+        result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
+                              config_path=str(config) if config else None)
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))

@@ -97,9 +97,9 @@ def test_a_stale_lease_becomes_an_interruption_due_after_backoff(sessions):
 def test_the_service_gives_up_after_the_maximum_and_an_operator_retries(sessions):
     job = running_job(sessions, 4).job
     for owner in ("run-a", "run-b"):
-        claimed = claim(sessions, job.harness_version_id, owner).job
+        claim(sessions, job.harness_version_id, owner)
         in_transaction(sessions, lambda s, o=owner: interrupt_job(
-            s, job_id=claimed.id, owner=o, reason=f"stop {o}", retry_at=utcnow()))
+            s, job_id=job.id, owner=o, reason=f"stop {o}", retry_at=utcnow()))
     with sessions.begin() as s:
         gave_up = give_up_exhausted(s, policy=POLICY)
     assert [j.state for j in gave_up] == ["failed"]

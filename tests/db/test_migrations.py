@@ -92,11 +92,11 @@ def test_0006_keeps_jobs_and_their_stage_runs_both_ways(empty_db_url):
     """0006 rebuilds `retrain_jobs` on SQLite while stage runs point at it: no row is lost,
     and a downgrade turns `interrupted` jobs into `failed` ones."""
     from sqlalchemy import text
+    from store_helpers import variant
 
     from db.engine import in_transaction, make_session_factory
     from db.harness_repo import submit_harness
     from db.jobs_repo import add_stage_run, create_job, transition_job
-    from store_helpers import variant
 
     migrate.upgrade(empty_db_url)
     engine = make_engine(empty_db_url)
