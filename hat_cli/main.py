@@ -18,6 +18,7 @@ from hat_cli import (
     demo_cmd,
     eval_cmd,
     harness_cmd,
+    job_cmd,
     latency_cmd,
     login_cmd,
     pairwise_cmd,
@@ -61,6 +62,7 @@ app.add_typer(audit_cmd.app, name="audit")
 app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
+app.add_typer(job_cmd.app, name="job")
 app.command("serve")(serve_cmd.serve)
 app.command("login")(login_cmd.login)
 app.command("logout")(login_cmd.logout)
