@@ -61,6 +61,7 @@ def local_prefect_server(home: Path, port: int | None = None,
         os.environ["PREFECT_API_URL"] = url
         yield url
     finally:
+        drain_prefect_services()
         stop_group(proc, grace=15.0)
         log.close()
 
@@ -69,6 +70,18 @@ def prefect_api(home: Path) -> AbstractContextManager[str]:
     """The configured Prefect API (`PREFECT_API_URL`), else a local server under `home`."""
     configured = os.environ.get("PREFECT_API_URL")
     return nullcontext(configured) if configured else local_prefect_server(home)
+
+
+def drain_prefect_services(timeout: float = 10.0) -> None:
+    """Send what Prefect's log and event workers still hold while the server is up: once it
+    is gone, their drain at interpreter exit waits on an API that no longer answers."""
+    if "prefect" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (APILogWorker, EventsWorker):
+        service.drain_all(timeout=timeout)
 
 
 def _wait_healthy(proc: subprocess.Popen, url: str, timeout: float, log: Path) -> None:

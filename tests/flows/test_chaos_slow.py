@@ -31,6 +31,7 @@ from flows.reconciler import resume_once
 from flows.retrain import job_key
 from flows.stages import base_model_dir
 from flows.tracking import JOB_KEY, Tracking
+from hat_core.children import spawn, stop_group
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,12 +64,16 @@ class Workers:
             env.pop("PREFECT_API_URL")
             env["PREFECT_HOME"] = str(self.log_dir / "prefect-home")
         log = (self.log_dir / f"worker-{len(self.procs)}.log").open("w")
-        proc = subprocess.Popen(
+        proc = spawn(  # a worker too ends with this test process
             [sys.executable, "-c", HAT, "retrain", "--harness-version", str(number),
              "--trigger", trigger, "--config", self.config], cwd=ROOT, env=env, stdout=log,
             stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            stop_group(proc, grace=5)
 
     def resubmit(self, job, version) -> str:
         return str(self.start(version.number, job.trigger).pid)
@@ -93,13 +98,25 @@ def test_a_retrain_survives_sigterm_and_sigkill_at_any_stage(
     policy = RetryPolicy(max_attempts=10, backoff_s=0)
     work = hat_env / "runs" / job_key(version.line, version.number)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
+    try:
+        stopped_at = run_plan(plan, store, version, work, workers, policy)
+    finally:
+        workers.stop_all()
+    check_one_of_everything(store, version, mlflow_uri, registry_name, stopped_at)
+    assert_gone([p for p in psutil.Process().children(recursive=True) if p.pid not in before])
+    print("stopped at", stopped_at, "- workers:", len(workers.procs))
+
+
+def run_plan(plan, store, version, work, workers: Workers, policy) -> list[str]:
+    """Start the first worker, stop and resume it at each spot of the plan, let the last one
+    finish; the stages the job was stopped at."""
     proc = workers.start(version.number, "harness-change", own_server=True)
     stopped_at = []
     for stage, wait, sig in plan:
         reach(store, version.id, stage, wait, work, proc, workers)
         descendants = psutil.Process(proc.pid).children(recursive=True)
         proc.send_signal(sig)
-        proc.wait(120)
+        proc.wait(180)
         assert_gone(descendants)
         job = the_job(store, version.id)
         if sig == signal.SIGTERM:
@@ -112,9 +129,7 @@ def test_a_retrain_survives_sigterm_and_sigkill_at_any_stage(
     except subprocess.TimeoutExpired:
         code = None
     assert code == 0, workers.log()
-    check_one_of_everything(store, version, mlflow_uri, registry_name, stopped_at)
-    assert_gone([p for p in psutil.Process().children(recursive=True) if p.pid not in before])
-    print("stopped at", stopped_at, "- workers:", len(workers.procs))
+    return stopped_at
 
 
 def the_job(store, version_id: int):
