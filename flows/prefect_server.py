@@ -41,9 +41,13 @@ def free_port() -> int:
 
 @contextmanager
 def local_prefect_server(home: Path, port: int | None = None,
-                         timeout: float = 90.0) -> Iterator[str]:
+                         timeout: float | None = None) -> Iterator[str]:
     """Run `prefect server start` on loopback with its state under `home`; yields the API URL
-    (also set as `PREFECT_API_URL` for this process) and stops the server on exit."""
+    (also set as `PREFECT_API_URL` for this process) and stops the server on exit. It must
+    answer within `timeout` s (default: `PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS`,
+    as for Prefect's own temporary server, else 180: a loaded 2-core machine needs it)."""
+    if timeout is None:
+        timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", 180))
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/api"
     if not home.parent.exists():
