@@ -233,8 +233,8 @@ def _stopped(exc: BaseException, ctx: _Job, got: JobClaim, lease: JobLease,
         finish(ctx.db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
         ctx.tracking.finish(ctx.parent_id, "FAILED")
         return
-    mark_interrupted(_sessions(ctx.db_url), got.job, lease.owner, cause, config.resume)
-    ctx.tracking.finish(ctx.parent_id, "KILLED")
+    if mark_interrupted(_sessions(ctx.db_url), got.job, lease.owner, cause, config.resume):
+        ctx.tracking.finish(ctx.parent_id, "KILLED")  # else another run owns job and run
 
 
 class _Job:
