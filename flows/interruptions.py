@@ -99,5 +99,6 @@ class JobLease:
                 continue
             if not held:
                 self.lost.set()
-                _thread.interrupt_main()
+                if not self._stop.is_set():  # the body still runs: stop it
+                    _thread.interrupt_main()
                 return
