@@ -6,7 +6,9 @@ A running job belongs to one owner (a flow run id, kept in the job's `reason` as
 `running: <owner>`); its `updated_at` is the lease heartbeat. A second run for the same job
 sees it running with a fresh lease and stops ("already handled"); after the owner died
 (SIGKILL, lost host) the lease goes stale and the next run takes the job over, audited as
-running -> failed -> running.
+running -> interrupted -> running. A run stopped from outside (a signal) marks its job
+`interrupted` with `interrupt_job`; the next claim resumes it (`db/job_retries.py` decides
+when). `enter_stage` records the stage a running job has reached.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def claim_job(
     held = OWNER_PREFIX + owner
     if row.state == "queued":
         return JobClaim(_run(session, job.id, held, actor), STARTED)
-    if row.state == "failed":
+    if row.state in ("failed", "interrupted"):
         return JobClaim(_run(session, job.id, held, actor), RESUMED)
     if row.state != "running":
         return JobClaim(to_value(Job, row), HANDLED)
@@ -64,7 +66,7 @@ def claim_job(
         return JobClaim(_touch(session, row), RESUMED)
     if _age(row.updated_at) <= lease:
         return JobClaim(to_value(Job, row), HANDLED)
-    transition_job(session, job_id=job.id, to="failed", actor=actor,
+    transition_job(session, job_id=job.id, to="interrupted", actor=actor,
                    reason=f"lease expired ({row.reason or 'no owner'}); taken over by {owner}")
     return JobClaim(_run(session, job.id, held, actor), TAKEN_OVER)
 
@@ -78,6 +80,31 @@ def heartbeat_job(session: Session, *, job_id: int, owner: str) -> bool:
         .values(updated_at=utcnow())
     )
     return session.execute(stmt).rowcount == 1
+
+
+def enter_stage(session: Session, *, job_id: int, owner: str, stage: str) -> bool:
+    """Record that the running job has reached `stage`; False when `owner` no longer
+    holds it."""
+    stmt = (
+        update(RetrainJob)
+        .where(RetrainJob.id == job_id, RetrainJob.state == "running",
+               RetrainJob.reason == OWNER_PREFIX + owner)
+        .values(stage=stage, updated_at=utcnow())
+    )
+    return session.execute(stmt).rowcount == 1
+
+
+def interrupt_job(
+    session: Session, *, job_id: int, owner: str, reason: str, retry_at: datetime,
+    actor: str = "system",
+) -> Job | None:
+    """Mark the running job `interrupted` (it resumes at `retry_at` or later), if `owner`
+    still holds it; None when it does not (another run took it over: nothing to record)."""
+    row = _lock(session, job_id)
+    if row.state != "running" or row.reason != OWNER_PREFIX + owner:
+        return None
+    return transition_job(session, job_id=job_id, to="interrupted", reason=reason,
+                          retry_at=retry_at, actor=actor)
 
 
 def finish_job(

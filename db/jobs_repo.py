@@ -2,11 +2,15 @@
 
 A job is unique per (harness version, trigger kind): `create_job` returns the existing one
 on a repeat. States move only along `ALLOWED`: queued -> running -> succeeded | failed,
-queued -> skipped (with a reason), failed -> running (a retry; `attempts` counts runs).
+queued -> skipped (with a reason), running -> interrupted (stopped from outside: a signal, a
+lost lease; resumed later: interrupted -> running, or given up: interrupted -> failed),
+failed -> running | queued (a retry; `attempts` counts runs). Every stop and retry appends an
+entry to the job's `history` (time, new state, attempt, stage reached, reason, actor).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -22,12 +26,14 @@ from hat_core.errors import NotFoundError
 
 ALLOWED: dict[str, tuple[str, ...]] = {
     "queued": ("running", "skipped"),
-    "running": ("succeeded", "failed"),
-    "failed": ("running",),
+    "running": ("succeeded", "failed", "interrupted"),
+    "interrupted": ("running", "failed"),
+    "failed": ("running", "queued"),
     "succeeded": (),
     "skipped": (),
 }
-_AUDITED = ("state", "reason", "attempts")
+_AUDITED = ("state", "reason", "attempts", "stage")
+_HISTORY = ("interrupted", "failed", "queued")  # the moves a job's history records
 
 
 def create_job(
@@ -58,9 +64,11 @@ def create_job(
 
 
 def transition_job(
-    session: Session, *, job_id: int, to: str, reason: str = "", actor: str = "system"
+    session: Session, *, job_id: int, to: str, reason: str = "", actor: str = "system",
+    retry_at: datetime | None = None,
 ) -> Job:
-    """Move a job to state `to`; refuses changes `ALLOWED` does not list."""
+    """Move a job to state `to`; refuses changes `ALLOWED` does not list. `retry_at` is when
+    an interrupted or requeued job may run again (cleared by any other move)."""
     row = _lock(session, job_id)
     if to not in JOB_STATES:
         raise StoreError(f"unknown job state {to!r}; valid: {', '.join(JOB_STATES)}")
@@ -72,8 +80,11 @@ def transition_job(
     before = snapshot(row, *_AUDITED)
     row.state, row.updated_at = to, utcnow()
     row.reason = reason or row.reason
+    row.retry_at = retry_at
     if to == "running":
         row.attempts += 1
+    if to in _HISTORY:
+        row.history = [*row.history, _history_entry(row, actor)]
     session.flush()
     record_audit(
         session, actor=actor, action=f"job.{to}", entity="retrain_job", entity_id=job_id,
@@ -134,6 +145,11 @@ def list_stage_runs(session: Session, *, job_id: int) -> list[StageRunInfo]:
     """The stage runs of a job in the order they were recorded."""
     query = select(StageRun).where(StageRun.job_id == job_id).order_by(StageRun.id)
     return [to_value(StageRunInfo, r) for r in session.scalars(query)]
+
+
+def _history_entry(row: RetrainJob, actor: str) -> dict[str, Any]:
+    return {"at": utcnow().isoformat(timespec="seconds"), "to": row.state,
+            "attempt": row.attempts, "stage": row.stage, "reason": row.reason, "by": actor}
 
 
 def _find(session: Session, harness_version_id: int, trigger: str) -> RetrainJob | None:

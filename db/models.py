@@ -35,7 +35,7 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-JOB_STATES = ("queued", "running", "succeeded", "failed", "skipped")
+JOB_STATES = ("queued", "running", "succeeded", "failed", "skipped", "interrupted")
 REVIEW_STATES = ("new", "confirmed", "dismissed", "fixed")
 ROLES = ("viewer", "reviewer", "operator", "admin")
 SESSION_CLIENTS = ("console", "cli")
@@ -119,6 +119,10 @@ class RetrainJob(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # the stage the job reached, when an interrupted job may resume, and its stops (JSON list)
+    stage: Mapped[str] = mapped_column(String(50), default="", server_default="")
+    retry_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    history: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
 
 
 class StageRun(Base):

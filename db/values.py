@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +59,9 @@ class Job:
     attempts: int
     created_at: datetime
     updated_at: datetime
+    stage: str = ""
+    retry_at: datetime | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from db.job_retries import RetryPolicy
 from hat_core.config_file import build_config, read_mapping
 from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.judging import CALIBRATION_SOURCES, JUDGE_KINDS, JudgeConfig
@@ -85,6 +86,7 @@ class RetrainConfig:
     registry_name: str = "hat-agent"
     job_lease_s: float = 120.0
     train_slot: str = "train-slot"
+    resume: RetryPolicy = field(default_factory=RetryPolicy)  # interrupted jobs (db/job_retries)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -131,6 +133,9 @@ def _scalar_problems(config: RetrainConfig, where: str) -> list[Problem]:
     if config.job_lease_s <= 0:
         problems.append(Problem(f"{where}.job_lease_s",
                                 f"must be > 0 seconds, got {config.job_lease_s!r}"))
+    if config.resume.max_attempts < 1 or config.resume.backoff_s < 0:
+        problems.append(Problem(f"{where}.resume", "max_attempts must be >= 1 and backoff_s "
+                                f">= 0, got {config.resume!r}"))
     if not config.registry_name.strip():
         problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
     return problems + _judge_problems(config.eval, f"{where}.eval")

@@ -19,13 +19,14 @@ Steps (each task calls one function of db/, hat_core or flows/stages.py):
     `challenger` only when they passed.
 Stage tasks cache on their inputs (`INPUTS + TASK_SOURCE`, persisted results), so a new run
 after a crash skips finished stages; registration checks for the job's version first.
+The job row records each stage as it is reached (`jobs.stage`). A stop from outside (signal,
+lost lease, unreachable service: `flows/interruptions.py`) leaves the job `interrupted`, and
+the reconciler resumes it (`db/job_retries.py`); any other error leaves it `failed`.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -41,14 +42,21 @@ from db.flow_repo import (
     HANDLED,
     JobClaim,
     claim_job,
+    enter_stage,
     finish_job,
-    heartbeat_job,
 )
 from db.harness_repo import get_version, get_version_by_id, latest_version
 from db.jobs_repo import add_stage_run
 from db.values import HarnessVersion
 from flows import stages
 from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retrain_config
+from flows.interruptions import (
+    JobLease,
+    LeaseLost,
+    interruption_cause,
+    mark_interrupted,
+    watch_parent,
+)
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
 from hat_core.evaluation.judging import JudgeDecision
@@ -158,6 +166,13 @@ def register(tracking: Tracking, db_url: str, job_id: int, parent_id: str, confi
 
 
 @task(**IO_RETRIES)
+def reach(db_url: str, job_id: int, owner: str, stage: str) -> None:
+    if not in_transaction(_sessions(db_url), lambda s: enter_stage(
+            s, job_id=job_id, owner=owner, stage=stage)):
+        raise LeaseLost(f"job {job_id} is no longer held by {owner}")
+
+
+@task(**IO_RETRIES)
 def finish(db_url: str, job_id: int, state: str, reason: str) -> None:
     in_transaction(_sessions(db_url),
                    lambda s: finish_job(s, job_id=job_id, to=state, reason=reason))
@@ -169,6 +184,7 @@ def finish(db_url: str, job_id: int, state: str, reason: str) -> None:
 def retrain(harness_version: int | None = None, line: str | None = None,
             trigger: str = HARNESS_CHANGE, config_path: str | None = None) -> dict:
     """Handle one harness version (default: the latest of `line`, or of the only line)."""
+    watch_parent()
     settings = load_settings()
     config = with_judge_endpoint(load_retrain_config(config_path), settings)
     db_url = settings.resolved_database_url()
@@ -181,13 +197,15 @@ def retrain(harness_version: int | None = None, line: str | None = None,
     if got.outcome == HANDLED:
         get_run_logger().info("%s already handled (job %s, %s)", key, got.job.id, got.job.state)
         return {"job_key": key, "job_id": got.job.id, "outcome": HANDLED, "state": got.job.state}
-    with _lease(db_url, got.job.id, owner, config.job_lease_s):
-        return _run_job(settings, config, db_url, version, previous, key, trigger, got, gate)
+    with JobLease(_sessions(db_url), got.job.id, owner, config.job_lease_s,
+                  on_error=get_run_logger().warning) as lease:
+        return _run_job(settings, config, db_url, version, previous, key, trigger, got, gate,
+                        lease)
 
 
 def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: HarnessVersion,
              previous: HarnessVersion | None, key: str, trigger: str, got: JobClaim,
-             gate: JudgeDecision) -> dict:
+             gate: JudgeDecision, lease: JobLease) -> dict:
     tracking = make_tracking(settings)
     tags = {"hat.harness_line": version.line, "hat.harness_version": str(version.number),
             "hat.trigger": trigger, "hat.job_id": str(got.job.id),
@@ -196,32 +214,44 @@ def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: Ha
     tracking.log(parent_id, tags={f"hat.{k}": v for k, v in gate.params().items()})
     tracking.log_json(parent_id, "retrain_config.json", config.to_dict())
     ctx = _Job(settings, config, db_url, tracking, version, previous, key, got.job.id, parent_id,
-               gate)
+               gate, lease.owner)
     try:
         result = ctx.run()
     except BaseException as exc:
-        finish(db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
-        tracking.finish(parent_id, "FAILED")
+        _stopped(exc, ctx, got, lease, config)
         raise
     finish(db_url, got.job.id, "succeeded", result["verdict"])
     tracking.finish(parent_id)
     return {"job_key": key, "job_id": got.job.id, "outcome": got.outcome, **result}
 
 
+def _stopped(exc: BaseException, ctx: _Job, got: JobClaim, lease: JobLease,
+             config: RetrainConfig) -> None:
+    """Record how the job stopped: interrupted from outside (resumed later) or failed."""
+    cause = interruption_cause(exc, lease)
+    if cause is None:
+        finish(ctx.db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
+        ctx.tracking.finish(ctx.parent_id, "FAILED")
+        return
+    if mark_interrupted(_sessions(ctx.db_url), got.job, lease.owner, cause, config.resume):
+        ctx.tracking.finish(ctx.parent_id, "KILLED")  # else another run owns job and run
+
+
 class _Job:
     """The steps of one claimed job (a plain object so the flow body stays short)."""
 
     def __init__(self, settings, config, db_url, tracking, version, previous, key, job_id,
-                 parent_id, gate):
+                 parent_id, gate, owner):
         self.settings, self.config, self.db_url, self.tracking = settings, config, db_url, tracking
         self.version, self.previous, self.key = version, previous, key
-        self.job_id, self.parent_id, self.gate = job_id, parent_id, gate
+        self.job_id, self.parent_id, self.gate, self.owner = job_id, parent_id, gate, owner
         self.work = Path(settings.home).resolve() / "runs" / key
         self.harness_json = version.document
 
     def run(self) -> dict:
         champion = champion_of(self.tracking, _sessions(self.db_url), self.config.registry_name)
         c = self.config
+        self.reach("base")
         base = base_model(c.base_model, c.base_size, c.base_seed,
                           str(Path(self.settings.home).resolve()))
         zero = self.zero_shot(champion, base)
@@ -230,7 +260,12 @@ class _Job:
         candidate = self.train_candidate(base)
         return self.judge(candidate, champion, base)
 
+    def reach(self, stage: str) -> None:
+        """Record the stage this job has reached (stops the run if its lease was lost)."""
+        reach(self.db_url, self.job_id, self.owner, stage)
+
     def zero_shot(self, champion: dict | None, base: str) -> dict | None:
+        self.reach("zero_shot")
         ev = self.config.eval
         model = champion["model_dir"] if champion else base
         metrics = evaluate(model, self.harness_json, ev.zero_shot_suites,
@@ -254,6 +289,7 @@ class _Job:
 
     def train_candidate(self, base: str) -> str:
         previous_json = self.previous.document if self.previous else None
+        self.reach("data")
         dataset = build_data(self.harness_json, previous_json, self.config.data,
                              str(self.work / "data"))
         self.record("data", {}, {"dataset": Path(dataset)})
@@ -265,6 +301,7 @@ class _Job:
         (self.work / "harness.json").write_text(self.harness_json, encoding="utf-8")
         with concurrency(self.config.train_slot, occupy=1):
             for stage in ("sft", "opd", "rl"):
+                self.reach(stage)
                 out = train(stage, getattr(self.config, stage), model,
                             str(self.work / stage), inputs[stage], self.tracking.tracking_uri,
                             experiment_name(self.version.line), self.parent_id)
@@ -277,6 +314,7 @@ class _Job:
         ev = self.config.eval
         run = self.work / "eval"
         gate = self.gate
+        self.reach("eval")
         cand = evaluate(candidate, self.harness_json, ev.suites, str(run / CANDIDATE_REPORT), ev,
                         gate)
         champ_dir = champion["model_dir"] if champion else base
@@ -284,6 +322,7 @@ class _Job:
                          gate)
         if champion:  # the base model's cases, for IFE-P (without a champion: champ's)
             evaluate(base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
+        self.reach("latency")
         fast = latency(candidate, self.harness_json, self.config.latency,
                        str(run / "latency.json"))
         champ_rows = read_case_rows(run / CHAMPION_REPORT)
@@ -292,6 +331,7 @@ class _Job:
                                fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
+        self.reach("register")
         eval_run = self.record("eval", side, {REPORTS_ARTIFACT: run},
                                extra={"gates": gates.to_dict(), "judge": gate.to_dict()},
                                tags={"hat.gates_verdict": gates.verdict})
@@ -400,22 +440,4 @@ def _numeric(metrics: dict) -> dict[str, float]:
     return {k: float(v) for k, v in metrics.items()
             if isinstance(v, int | float) and not isinstance(v, bool)}
 
-
-@contextmanager
-def _lease(db_url: str, job_id: int, owner: str, lease_s: float):
-    """Renew the job's lease every quarter lease while the body runs."""
-    stop = threading.Event()
-
-    def beat() -> None:
-        while not stop.wait(lease_s / 4):
-            in_transaction(_sessions(db_url),
-                           lambda s: heartbeat_job(s, job_id=job_id, owner=owner))
-
-    thread = threading.Thread(target=beat, name=f"lease-{job_id}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)
 

@@ -10,9 +10,11 @@ Ctrl-C or SIGTERM stops the runner, the reconciler and the server it started.
 
 from __future__ import annotations
 
+import os
 import signal
 
 from flows.events import EVENT, RESOURCE_PREFIX
+from flows.interruptions import PARENT_PID
 from flows.reconciler import DEPLOYMENT
 
 WEEKLY_CRON = "0 3 * * 1"  # Mondays 03:00
@@ -56,6 +58,7 @@ def serve_forever(config_path: str | None, train_slot: str) -> None:
     from prefect import serve
 
     ensure_concurrency_limit(train_slot)
+    os.environ[PARENT_PID] = str(os.getpid())  # its flow runs end with it (watch_parent)
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         serve(retrain_deployment(config_path), pause_on_shutdown=False,

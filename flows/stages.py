@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 from pathlib import Path
 
 from flows.config import EvalSettings, LatencySettings
@@ -28,7 +30,33 @@ def base_model_dir(path: str | None, size: str, seed: int, home: Path) -> Path:
 
     out = home / "models" / f"base-{size}-seed{seed}"
     cache = Path(os.environ.get("HAT_CACHE_DIR", Path.home() / ".cache" / "hat-ops"))
-    return build_base_model(out, size=size, seed=seed, cache_dir=cache / "base-models").path
+    return build_base_model(out, size=size, seed=seed, cache_dir=cache / "base-models",
+                            on_event=BuildProgress(f"base model {size} (seed {seed})")).path
+
+
+class BuildProgress:
+    """A base build's progress as plain lines on stderr (readable without a terminal): each
+    phase, and pre-training about every 5% with the time left at the pace so far."""
+
+    def __init__(self, name: str, out=None):
+        self.name, self.out, self.start, self.shown = name, out or sys.stderr, time.monotonic(), -1
+
+    def __call__(self, stage: str, info: dict) -> None:
+        if stage != "step":
+            self.start = time.monotonic()  # the steps' pace starts after the last phase
+            self._say(f"{stage} {info}")
+            return
+        step, total = info["step"], max(info["total"], 1)
+        share = int(20 * step / total)
+        if share > self.shown:
+            self.shown = share
+            took = time.monotonic() - self.start
+            left = took / max(step, 1) * (total - step)
+            self._say(f"pre-training step {step}/{total}, loss {info.get('loss', 0):.3f}, "
+                      f"{took / 60:.1f} min so far, about {left / 60:.1f} min left")
+
+    def _say(self, text: str) -> None:
+        print(f"{self.name}: {text}", file=self.out, flush=True)
 
 
 def evaluate_model(

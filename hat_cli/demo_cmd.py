@@ -75,15 +75,28 @@ def _run(*, episodes: int, seed: int, config: Path) -> DemoState:
     state = DemoState(episodes=episodes, seed=seed, config_path=Path(config).resolve())
     timings = []
     steps = _steps()
-    for i, (title, step) in enumerate(steps, 1):
-        console.rule(f"[bold]{i}/{len(steps)} {title}")
-        start = time.perf_counter()
-        step(state, console)
-        took = time.perf_counter() - start
-        timings.append((title, took))
-        console.print(f"[dim]{title}: {took:.1f} s[/]")
+    with _prefect_api():  # stopped when the demo ends, on SIGTERM too
+        for i, (title, step) in enumerate(steps, 1):
+            console.rule(f"[bold]{i}/{len(steps)} {title}")
+            start = time.perf_counter()
+            step(state, console)
+            took = time.perf_counter() - start
+            timings.append((title, took))
+            console.print(f"[dim]{title}: {took:.1f} s[/]")
     _closing(console, timings, state)
     return state
+
+
+def _prefect_api():
+    """The configured Prefect API, else a local server under the home for the demo's jobs
+    (a child of this process: it ends with the demo)."""
+    from flows.prefect_server import prefect_api
+    from hat_cli.retrain_cmd import prepare_prefect_env
+    from hat_core.settings import load_settings
+
+    settings = load_settings()
+    prepare_prefect_env(settings)
+    return prefect_api(Path(settings.home).resolve() / "prefect")
 
 
 def _store(state: DemoState, console: Console) -> None:

@@ -18,6 +18,7 @@ from hat_cli import (
     demo_cmd,
     eval_cmd,
     harness_cmd,
+    job_cmd,
     latency_cmd,
     login_cmd,
     pairwise_cmd,
@@ -31,6 +32,7 @@ from hat_cli import (
     ui_cmd,
     user_cmd,
 )
+from hat_core.children import raise_on_sigterm
 
 app = typer.Typer(
     name="hat",
@@ -39,6 +41,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+@app.callback()
+def _every_command() -> None:
+    """SIGTERM stops any command as Ctrl-C does: its `finally` blocks stop its children."""
+    raise_on_sigterm()
+
+
 app.add_typer(harness_cmd.app, name="harness")
 app.add_typer(db_cmd.app, name="db")
 app.add_typer(user_cmd.app, name="user")
@@ -52,6 +62,7 @@ app.add_typer(audit_cmd.app, name="audit")
 app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
+app.add_typer(job_cmd.app, name="job")
 app.command("serve")(serve_cmd.serve)
 app.command("login")(login_cmd.login)
 app.command("logout")(login_cmd.logout)

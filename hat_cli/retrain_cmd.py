@@ -1,8 +1,10 @@
 """`hat retrain --harness-version N`: the whole retrain flow, in this process.
 
 The same flow the `retrain/harness-change` deployment runs (docs/flows.md), for operators and
-the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a temporary
-local API; task results (for resuming after a crash) go under `$HAT_HOME/prefect-results`.
+the demo. Prefect runs it against `HAT_PREFECT_API_URL`/`PREFECT_API_URL`, else a local
+`prefect server` under `$HAT_HOME/prefect` that ends with this command, on SIGTERM and SIGKILL
+too (`flows/prefect_server.py`, `hat_core.children`); task results (for resuming after a
+crash) go under `$HAT_HOME/prefect-results`.
 The config and the gates file it names are read and validated first: a bad one exits 2 with
 its report before Prefect is imported or a server started.
 """
@@ -31,6 +33,38 @@ def prepare_prefect_env(settings: Settings) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
 
 
+# measured on the 2-core development machines (docs/base-model.md, docs/operations.md)
+BUILD_TIME = {"test": "under a minute", "toy-test": "under a minute",
+              "tiny": "15-23 minutes on 2 CPU cores (17.5 min measured)"}
+DEMO_CONFIG = "examples/configs/retrain_demo.yaml"
+
+
+def what_it_builds(path: Path | None, config, home: Path) -> str:
+    """The heads-up `hat retrain` prints first: the config, the base model it uses or builds
+    (and how long a build takes), and the demo config for a quick run."""
+    from flows.config import DEFAULT_CONFIG
+    from hat_cli.base_cmd import default_cache_dir
+    from hat_core.basemodel import get_size
+    from hat_core.basemodel.build import cache_entry, is_built
+
+    lines = [f"retrain config: {path or DEFAULT_CONFIG}" + ("" if path else " (the default)")]
+    if config.base_model:
+        lines.append(f"base model: {config.base_model}")
+    else:
+        spec, seed = get_size(config.base_size), config.base_seed
+        entry = cache_entry(default_cache_dir() / "base-models", spec, seed)
+        built = any(is_built(p, spec, seed) for p in
+                    (home / "models" / f"base-{spec.name}-seed{seed}", entry))
+        lines.append(f"base model: the embedded `{spec.name}` (seed {seed}), " + (
+            "already built" if built else
+            f"built first: {BUILD_TIME.get(spec.name, 'see docs/base-model.md')}, once "
+            f"(then cached in {entry.parent}); progress lines follow"))
+    if path is None:
+        lines.append(f"for a quick run: --config {DEMO_CONFIG} (the `test` base, a few steps "
+                     "per stage, a few minutes)")
+    return "\n".join(lines)
+
+
 @exits_on_error
 def retrain(
     harness_version: int = typer.Option(..., "--harness-version", help="version number N"),
@@ -42,11 +76,15 @@ def retrain(
 ) -> None:
     """Run the retrain pipeline for one harness version and print its verdict as JSON."""
     from flows.config import load_retrain_config  # no Prefect import: the env is not set yet
+    from flows.prefect_server import prefect_api
 
-    load_retrain_config(config)  # a bad config or gates file exits 2 before Prefect starts
-    prepare_prefect_env(load_settings())
-    from flows.retrain import retrain as retrain_flow
+    loaded = load_retrain_config(config)  # a bad config or gates file exits 2 before Prefect
+    settings = load_settings()
+    typer.echo(what_it_builds(config, loaded, Path(settings.home).resolve()), err=True)
+    prepare_prefect_env(settings)
+    with prefect_api(Path(settings.home).resolve() / "prefect"):
+        from flows.retrain import retrain as retrain_flow
 
-    result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
-                          config_path=str(config) if config else None)
+        result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
+                              config_path=str(config) if config else None)
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 from contextlib import nullcontext
+from datetime import timedelta
 from pathlib import Path
 
 import typer
@@ -34,27 +35,32 @@ def serve(
     os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", "2")  # start runs within ~2 s
     sessions = open_store()
     from flows.config import load_retrain_config
-    from flows.prefect_server import local_prefect_server
+    from flows.prefect_server import prefect_api
 
-    train_slot = load_retrain_config(config).train_slot
-    configured = os.environ.get("PREFECT_API_URL")
-    server = nullcontext(configured) if configured or reconcile_once else \
-        local_prefect_server(Path(settings.home).resolve() / "prefect")
+    retrain_config = load_retrain_config(config)
+    server = nullcontext(os.environ.get("PREFECT_API_URL")) if reconcile_once else \
+        prefect_api(Path(settings.home).resolve() / "prefect")
     with server as api:  # before anything imports prefect: it reads PREFECT_API_URL once
-        from flows.reconciler import ReconcilerLoop
+        from flows.reconciler import ReconcilerLoop, resume_once
         from flows.reconciler import reconcile_once as reconcile
         from flows.serve import serve_forever
 
+        lease = timedelta(seconds=retrain_config.job_lease_s)
+
+        def resume() -> None:
+            for job_id, run in resume_once(sessions, policy=retrain_config.resume,
+                                           lease=lease).items():
+                typer.echo(f"resuming job {job_id}: flow run {run}", err=True)
         if reconcile_once:
             started = reconcile(sessions)
             typer.echo(f"submitted {len(started)} pending event(s)")
             return
         typer.echo(f"prefect API {api}", err=True)
-        loop = ReconcilerLoop(sessions, interval,
+        loop = ReconcilerLoop(sessions, interval, resume=resume,
                               on_error=lambda e: typer.echo(f"reconciler: {e}", err=True))
         loop.start()
         try:
-            serve_forever(str(config) if config else None, train_slot)
+            serve_forever(str(config) if config else None, retrain_config.train_slot)
         finally:
             quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
             loop.stop()

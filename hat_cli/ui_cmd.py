@@ -11,11 +11,12 @@ with a user made by `hat user add NAME --role R`. See docs/console.md.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 
 import typer
+
+from hat_core.children import spawn, stop_group
 
 # No developer toolbar (Deploy, Rerun, Clear cache) and no exception details in browsers: the
 # tracebacks go to the server's log only.
@@ -43,8 +44,11 @@ def ui(
 ) -> None:
     """Start the operator console (Streamlit) until interrupted."""
     typer.echo(f"HAT Ops console on http://{host}:{port} (Ctrl+C to stop)", err=True)
+    proc = spawn(command(host, port))
     try:
-        code = subprocess.call(command(host, port))
+        code = proc.wait()
     except KeyboardInterrupt:
         code = 0
+    finally:
+        stop_group(proc)
     raise typer.Exit(code=code)

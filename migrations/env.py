@@ -26,6 +26,32 @@ def _url() -> str:
 
 
 def _run(connection) -> None:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        _sqlite_foreign_keys(connection, on=False)
+    try:
+        _migrate(connection)
+    finally:
+        if sqlite:
+            _sqlite_foreign_keys(connection, on=True)
+
+
+def _sqlite_foreign_keys(connection, *, on: bool) -> None:
+    """SQLite's batch mode rebuilds a table by copy, drop and rename, which an enforced
+    foreign key refuses while other tables point at it (SQLite's documented procedure: keys
+    off outside the transaction, then `foreign_key_check`). On the raw connection, so that no
+    transaction is open; when turning keys back on, any dangling reference is an error."""
+    raw = connection.connection.dbapi_connection
+    if on:
+        dangling = raw.execute("PRAGMA foreign_key_check").fetchall()
+        raw.execute("PRAGMA foreign_keys = ON")
+        if dangling:
+            raise RuntimeError(f"migration left dangling foreign keys: {dangling[:5]}")
+        return
+    raw.execute("PRAGMA foreign_keys = OFF")
+
+
+def _migrate(connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,

@@ -27,7 +27,7 @@ FORBIDDEN = {
 
 # lower floors first; a module may import from its own floor and the floors below it
 HAT_CORE_FLOORS = [
-    {"errors", "settings", "events", "config_file", "cpu"},
+    {"errors", "settings", "events", "config_file", "cpu", "children"},
     {"harness"},
     {"diff", "inference", "latency"},
     {"sim"},

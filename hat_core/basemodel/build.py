@@ -60,6 +60,11 @@ def cache_entry(cache_dir: Path, size: BaseSize, seed: int) -> Path:
     return Path(cache_dir) / f"{size.name}-seed{seed}-{config_hash(size, seed)[:16]}"
 
 
+def is_built(path: Path, size: BaseSize, seed: int) -> bool:
+    """Whether `path` holds the finished build of `size` and `seed`."""
+    return _is_build(path, config_hash(size, seed))
+
+
 def _is_build(path: Path, digest: str) -> bool:
     manifest = read_manifest(path)
     return manifest is not None and manifest.get("config_hash") == digest

@@ -4,15 +4,13 @@
         ...  # OpenAI-compatible: f"{base_url}/v1/chat/completions"
 
 Needs `transformers[serving]` (fastapi, uvicorn, openai). The server is started in its own
-process group; on exit it gets SIGTERM, then SIGKILL after a grace period, so nothing is left
-running. Readiness is polled on `/health`.
+process group and ends with this process (`hat_core.children`); on exit it gets SIGTERM, then
+SIGKILL after a grace period, so nothing is left running. Readiness is polled on `/health`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from hat_core.children import spawn, stop_group
 from hat_core.errors import HatError, NotFoundError, Problem
 
 HOST = "127.0.0.1"
@@ -74,20 +73,6 @@ def _problems(log: Path) -> list[Problem]:
     return [Problem("log", line) for line in _log_tail(log)]
 
 
-def stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
-    """SIGTERM the server's process group, then SIGKILL it if it has not exited in `grace` s."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=grace)
-
-
 @contextlib.contextmanager
 def transformers_server(model_dir: str | Path, *, device: str | None = None,
                         startup_timeout: float = 180.0) -> Iterator[str]:
@@ -100,11 +85,10 @@ def transformers_server(model_dir: str | Path, *, device: str | None = None,
     with tempfile.TemporaryDirectory(prefix="hat-serve-") as tmp:
         log = Path(tmp) / "serve.log"
         with log.open("wb") as out:
-            proc = subprocess.Popen(serve_command(model_dir, port, device), stdout=out,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+            proc = spawn(serve_command(model_dir, port, device), stdout=out,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
             wait_ready(proc, base_url, log, startup_timeout)
             yield base_url
         finally:
-            stop(proc)
+            stop_group(proc)

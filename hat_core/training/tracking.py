@@ -70,7 +70,14 @@ class StageTracking:
         return found.experiment_id if found else self.client.create_experiment(name)
 
     def start(self, config, dataset_hashes: dict[str, str]) -> str:
-        """Open the run; log the config as params and as `config.json`, and its hashes."""
+        """Open the run; log the config as params and as `config.json`, and its hashes. A
+        nested run that an interrupted attempt of the same stage opened is taken up again
+        (one stage run per job, however often the stage was resumed)."""
+        earlier = self._earlier_run(config.hash())
+        if earlier is not None:
+            self.run_id = earlier
+            self.client.update_run(earlier, status="RUNNING")
+            return earlier
         tags = {"hat.stage": self.stage, "hat.config_hash": config.hash()}
         tags |= {f"hat.dataset.{k}": v for k, v in dataset_hashes.items()}
         if self.parent_run_id:
@@ -86,6 +93,16 @@ class StageTracking:
         self.client.log_text(self.run_id, json.dumps(config.to_dict(), indent=2,
                                                      ensure_ascii=False), "config.json")
         return self.run_id
+
+    def _earlier_run(self, config_hash: str) -> str | None:
+        if not self.parent_run_id:
+            return None
+        query = (f"tags.mlflow.parentRunId = '{self.parent_run_id}' and "
+                 f"tags.`hat.stage` = '{self.stage}' and "
+                 f"tags.`hat.config_hash` = '{config_hash}'")
+        found = self.client.search_runs([self.experiment_id], query, max_results=1,
+                                        order_by=["attributes.start_time ASC"])
+        return found[0].info.run_id if found else None
 
     def callback(self) -> TrainerCallback:
         return _MetricsCallback(self)

@@ -86,3 +86,38 @@ def test_upgrade_creates_the_sqlite_folder(tmp_path):
 def test_current_does_not_create_a_missing_sqlite_file(tmp_path):
     assert migrate.current(f"sqlite:///{tmp_path / 'none.db'}") is None
     assert not (tmp_path / "none.db").exists()
+
+
+def test_0006_keeps_jobs_and_their_stage_runs_both_ways(empty_db_url):
+    """0006 rebuilds `retrain_jobs` on SQLite while stage runs point at it: no row is lost,
+    and a downgrade turns `interrupted` jobs into `failed` ones."""
+    from sqlalchemy import text
+    from store_helpers import variant
+
+    from db.engine import in_transaction, make_session_factory
+    from db.harness_repo import submit_harness
+    from db.jobs_repo import add_stage_run, create_job, transition_job
+
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    sessions = make_session_factory(engine)
+
+    def fill(s):
+        version = submit_harness(s, harness=variant(1), author="ann")
+        job = create_job(s, harness_version_id=version.id, trigger="harness-change")
+        transition_job(s, job_id=job.id, to="running")
+        transition_job(s, job_id=job.id, to="interrupted", reason="SIGTERM")
+        add_stage_run(s, job_id=job.id, stage="sft", mlflow_run_id="r1")
+        return job.id
+    job_id = in_transaction(sessions, fill)
+    engine.dispose()
+    migrate.downgrade(empty_db_url, "0005")
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.connect() as conn:
+            state = conn.execute(text("SELECT state, stage, history FROM retrain_jobs")).one()
+            runs = conn.execute(text("SELECT job_id FROM stage_runs")).scalars().all()
+    finally:
+        engine.dispose()
+    assert state[0] == "failed" and state[1] == "" and runs == [job_id]

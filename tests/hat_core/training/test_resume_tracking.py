@@ -99,3 +99,24 @@ def test_rl_stage_is_tracked_in_mlflow(rl_overrides, mlflow_uri):
 def test_no_tracking_uri_means_no_run(sft_overrides):
     result = run_sft(load_stage_config("sft", None, sft_overrides))
     assert result.run_id is None
+
+
+def test_a_resumed_stage_takes_up_its_interrupted_mlflow_run(sft_overrides, mlflow_uri):
+    """One nested run per stage of a job, however often the stage was interrupted."""
+    from mlflow.tracking import MlflowClient
+
+    from hat_core.training.tracking import StageTracking
+
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    experiment = client.create_experiment("resumed-stage")
+    parent = client.create_run(experiment).info.run_id
+    config = load_stage_config("sft", None, sft_overrides | {"max_steps": 4, "save_steps": 2})
+
+    def tracking():
+        return StageTracking(mlflow_uri, "resumed-stage", "sft", parent_run_id=parent)
+    with pytest.raises(Interrupted):
+        run_sft(config, tracking=tracking(), progress=_interrupt_at(3, []))
+    result = run_sft(config, tracking=tracking(), resume=True)
+    children = client.search_runs([experiment], f"tags.mlflow.parentRunId = '{parent}'")
+    assert [r.info.run_id for r in children] == [result.run_id]
+    assert children[0].info.status == "FINISHED"
