@@ -97,7 +97,10 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
     app = gateway_app(experiment.assignment(), table, exposures,
                       record_outcomes=record_outcomes)
     try:
-        follower.refresh()
+        try:
+            follower.refresh()
+        except Exception as exc:  # noqa: BLE001  (answer 503 until the follower loads it)
+            say(f"gateway: the arms could not be loaded yet: {exc}")
         follower.start()
         with serve_in_thread(app, host=host, port=port) as url:
             yield RunningGateway(url, table, exposures, follower)

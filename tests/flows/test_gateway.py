@@ -64,7 +64,8 @@ def stored(store, exp, expected: int):
         return list_exposures(s, experiment_id=exp.id, limit=expected + 10)
 
 
-@pytest.mark.slow  # 300 generations: about a minute on 2 idle cores
+@pytest.mark.slow  # 300 generations: about a minute on 2 idle cores, minutes under load
+@pytest.mark.timeout(900)
 def test_sticky_arms_split_and_every_request_stored(store, tracking, tmp_path, slot):
     champion, challenger = slot
     with gateway(store, registry_backends(tracking, tmp_path / "serving")) as (g, client, exp):
