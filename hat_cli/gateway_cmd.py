@@ -68,9 +68,11 @@ def choose_experiment(sessions: sessionmaker[Session], ref: str | None, *, slot:
 def running_gateway(sessions: sessionmaker[Session], experiment, *,
                     open_backend: Callable[[ArmTarget], ChatBackend], host: str = "127.0.0.1",
                     port: int = 0, follow_every_s: float = 1.0,
-                    say: Callable[[str], None] = lambda line: None) -> Iterator[RunningGateway]:
+                    say: Callable[[str], None] = lambda line: None,
+                    read: Callable[[], dict] | None = None) -> Iterator[RunningGateway]:
     """The gateway of `experiment` (a `db.values.AbExperiment`) until the block ends; then
-    in-flight requests finish and every queued exposure is written."""
+    in-flight requests finish and every queued exposure is written. The arms follow the
+    store's slot (`read` replaces that, for benchmarks)."""
     from db.engine import in_transaction
     from db.exposures_repo import add_exposures
     from db.outcomes_repo import add_outcomes
@@ -78,7 +80,7 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
     from hat_core.serving.gateway import gateway_app
     from hat_core.serving.runner import serve_in_thread
 
-    def read():
+    def read_slot():
         with sessions() as s:
             return slot_targets(s, slot=experiment.slot)
 
@@ -86,7 +88,7 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
     exposures = ExposureLog(lambda batch: in_transaction(
         sessions, lambda s: add_exposures(s, exposures=batch)),
         on_error=lambda exc: say(f"exposures: store refused a batch, retrying: {exc}"))
-    follower = SlotFollower(table, read=read, open_backend=open_backend,
+    follower = SlotFollower(table, read=read or read_slot, open_backend=open_backend,
                             interval_s=follow_every_s,
                             on_error=lambda exc: say(f"gateway: keeping the arms: {exc}"),
                             on_switch=lambda labels: say(f"gateway: arms now {labels}"))

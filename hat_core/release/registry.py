@@ -125,12 +125,14 @@ class ModelRegistry:
         from mlflow.artifacts import download_artifacts
 
         dst = Path(dst)
-        if not (dst / "MLmodel").is_file() and not (dst / "config.json").is_file():
+        if not dst.is_dir() or not any(dst.iterdir()):
             uri = self.client.get_model_version_download_uri(registry_name, str(version))
             dst.mkdir(parents=True, exist_ok=True)
             download_artifacts(artifact_uri=uri, dst_path=str(dst),
                                tracking_uri=self.tracking_uri)
-        return model_folder(dst)
+        inside = [p for p in dst.iterdir() if p.is_dir()]
+        top = (dst / "config.json").is_file() or (dst / "MLmodel").is_file()
+        return model_folder(inside[0] if len(inside) == 1 and not top else dst)
 
     def ensure_model(self, registry_name: str) -> None:
         """Create the registered model unless it exists (safe against a concurrent create)."""

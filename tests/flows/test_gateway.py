@@ -22,7 +22,7 @@ from hat_cli.gateway_cmd import registry_backends, running_gateway
 from hat_core.inference.server import free_port
 from hat_core.serving.arms import HttpBackend
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)  # minutes under load; seconds on idle cores
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +162,23 @@ def test_requests_without_a_user_are_refused_and_not_exposures(store, tracking, 
     assert by_header.status_code == 200
     assert outcome.json() == {"stored": 1} and again.status_code == 409
     assert [r.user_id for r in stored(store, exp, 5)] == ["viewer-1"]
+
+
+def test_a_registered_version_loads_as_an_mlflow_transformers_model(
+        store, tracking, registry_name, slot, monkeypatch):
+    import mlflow.transformers
+    from mlflow.models import Model
+
+    champion, _ = slot
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", tracking.tracking_uri)
+    uri = f"models:/{registry_name}@champion"
+    parts = mlflow.transformers.load_model(uri, return_type="components")
+    assert parts["task"] == "text-generation" and parts["model"].config.model_type == "qwen3"
+    assert "llm/v1/chat" in str(Model.load(uri).to_dict())  # the chat signature and task
+    mv = tracking.client.get_model_version_by_alias(registry_name, "champion")
+    assert f"{mv.name}/{mv.version}" == champion and mv.source.endswith("/model")
+    for tag in ("hat.job_key", "hat.harness_version", "hat.gates_passed",
+                "hat.checkpoint_uri"):
+        assert mv.tags[tag], tag
+    local = tracking.model_source_dir(registry_name, mv.version)
+    assert (local / "config.json").is_file() and (local / "tokenizer.json").is_file()
