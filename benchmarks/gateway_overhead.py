@@ -1,10 +1,11 @@
 """The A/B gateway's added latency: the same requests to a loopback backend directly and
 through the gateway (sticky assignment, routing, exposure queued), at concurrency 1, 8, 32.
 
-The backend is a minimal OpenAI-style server that answers at once, so what is measured is
-the gateway itself (one extra loopback hop, JSON in and out, the assignment, the exposure);
-the exposures go to a real migrated SQLite store, and the run checks that every request of
-the gateway became a row (none lost under load). Goal (issue #23): at most 5 ms added at
+The backend is a minimal OpenAI-style server that answers at once, in its own process
+(this script with `--backend-port`), so what is measured is the gateway itself (one more
+loopback hop, JSON in and out, the assignment, the exposure); the exposures go to a real
+migrated SQLite store, and the run checks that every request of the gateway became a row
+(none lost under load). Goal (issue #23): at most 5 ms added at
 P50. Prints a table: P50/P95 direct and through, added ms, and the ratio through/direct.
 
 Run: .venv/bin/python benchmarks/gateway_overhead.py [--requests 400] [--concurrency 1,8,32]
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,9 +31,9 @@ from db.experiments_repo import create_experiment
 from db.exposures_repo import arm_counts
 from db.migrate import upgrade
 from hat_cli.gateway_cmd import running_gateway
+from hat_core.inference.server import free_port, stop
 from hat_core.latency.percentile import percentile
 from hat_core.serving.arms import HttpBackend, completion
-from hat_core.serving.runner import serve_in_thread
 
 
 def backend_app() -> Starlette:
@@ -70,23 +73,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument("--backend-port", type=int, help="only serve the backend (internal)")
     args = parser.parse_args()
+    if args.backend_port:
+        import uvicorn
+
+        return uvicorn.run(backend_app(), host="127.0.0.1", port=args.backend_port,
+                           log_level="warning", access_log=False)
     levels = [int(x) for x in args.concurrency.split(",")]
-    with tempfile.TemporaryDirectory() as tmp, serve_in_thread(backend_app()) as backend:
-        sessions, exp = store(Path(tmp))
-        fixed = _fixed_slot(backend)
-        with running_gateway(sessions, exp, open_backend=lambda t: HttpBackend(backend),
-                             follow_every_s=3600, read=fixed) as g:
-            rows = []
-            for c in levels:
-                asyncio.run(timed(backend, 20, c))  # warm both paths
-                asyncio.run(timed(g.url, 20, c))
-                direct = asyncio.run(timed(backend, args.requests, c))
-                through = asyncio.run(timed(g.url, args.requests, c))
-                rows.append((c, direct, through))
-            lost = g.exposures.flush(timeout_s=60)
-        with sessions() as s:
-            stored = sum(a.requests for a in arm_counts(s, experiment_id=exp.id))
+    port = free_port()
+    backend = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen([sys.executable, __file__, "--backend-port", str(port)],
+                                start_new_session=True)
+        try:
+            wait_ready_chat(proc, backend)
+            run(args, levels, backend, Path(tmp))
+        finally:
+            stop(proc)
+
+
+def wait_ready_chat(proc, backend: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            httpx.post(f"{backend}/v1/chat/completions", json={}, timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise SystemExit("the backend did not start")
+
+
+def run(args, levels: list[int], backend: str, tmp: Path) -> None:
+    sessions, exp = store(tmp)
+    fixed = _fixed_slot(backend)
+    with running_gateway(sessions, exp, open_backend=lambda t: HttpBackend(backend),
+                         follow_every_s=3600, read=fixed) as g:
+        rows = []
+        for c in levels:
+            asyncio.run(timed(backend, 20, c))  # warm both paths
+            asyncio.run(timed(g.url, 20, c))
+            direct = asyncio.run(timed(backend, args.requests, c))
+            through = asyncio.run(timed(g.url, args.requests, c))
+            rows.append((c, direct, through))
+        lost = g.exposures.flush(timeout_s=60)
+    with sessions() as s:
+        stored = sum(a.requests for a in arm_counts(s, experiment_id=exp.id))
     sent = sum(args.requests + 20 for _ in levels)
     print(f"{'conc':>4} {'direct p50':>10} {'p95':>7} {'gateway p50':>11} {'p95':>7} "
           f"{'added p50':>9} {'p95':>7} {'ratio p50':>9}")

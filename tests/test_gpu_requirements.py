@@ -1,6 +1,7 @@
 """The GPU requirements resolve: `pip install --dry-run` of deploy/gpu/requirements.txt (vLLM's
 own image) and of the `gpu` extra, so the pins cannot rot silently. Needs the package index
-(PyPI's metadata, no wheel is downloaded); without it the test skips, and fails under CI."""
+(PyPI's metadata, no wheel is downloaded); without it the test skips, and fails under CI.
+Measured here: the image's pins (205 packages) 40 s on an idle machine, 8 min at load 12."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def dry_run(*args: str, report: Path) -> dict:
-    cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
-           "--quiet", "--report", str(report), *args]
+    """What `pip install --dry-run ARGS` would install: {name: version}."""
+    cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--report",
+           str(report), *args]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=800, cwd=ROOT)
     if done.returncode != 0 and ("NewConnectionError" in done.stderr
                                  or "No matching distribution" in done.stderr
@@ -36,7 +38,8 @@ def dry_run(*args: str, report: Path) -> dict:
 
 @pytest.mark.slow  # about 40 s: metadata of ~190 packages
 def test_the_gpu_image_requirements_resolve(tmp_path):
-    versions = dry_run("-r", str(GPU_REQUIREMENTS), report=tmp_path / "gpu.json")
+    versions = dry_run("--ignore-installed", "-r", str(GPU_REQUIREMENTS),
+                       report=tmp_path / "gpu.json")
     assert versions["vllm"] == "0.31.0" and versions["trl"] == "1.16.0"
     assert versions["transformers"].startswith("5.17.")
     assert versions["torch"].startswith("2.13.0")
@@ -44,9 +47,10 @@ def test_the_gpu_image_requirements_resolve(tmp_path):
 
 @pytest.mark.slow
 def test_the_gpu_extra_resolves_beside_the_application(tmp_path):
+    """The issue's own command, in this environment: only what changes is listed."""
     versions = dry_run("-e", ".[gpu]", report=tmp_path / "extra.json")
-    assert versions["prefect"] == "3.9.1" and versions["transformers"].startswith("5.17.")
-    assert "vllm" not in versions
+    assert versions["hat-ops"] and versions["transformers"].startswith("5.17.")
+    assert "vllm" not in versions and "prefect" not in versions  # the installed one stays
 
 
 def test_the_gpu_extra_and_the_image_agree_on_transformers():
