@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from db.experiments_repo import find_experiment
-from db.exposures_repo import user_arms
+from db.experiments_repo import find_experiment, list_experiments
+from db.exposures_repo import ArmCount, arm_counts, user_arms
 from db.outcomes_repo import list_outcomes
+from db.values import AbExperiment
 from hat_core.evidence.ab_data import AbData, validate_ab_frame
 from hat_core.evidence.ab_events import table_from_events
+from hat_core.evidence.srm import SrmCheck, srm_check
 from hat_core.serving.assignment import CONTROL, TREATMENT
 
 
@@ -44,3 +46,26 @@ def experiment_data(session: Session, *, ref: str,
     data = validate_ab_frame(table.frame, control=CONTROL, treatment=TREATMENT,
                              metrics=metrics, source=f"experiment {exp.name}")
     return ExperimentData(data, exp.assignment().control_share, note)
+
+
+@dataclass(frozen=True)
+class LiveExperiment:
+    """The slot's newest experiment: its split, users and requests per arm, the SRM check."""
+
+    experiment: AbExperiment
+    counts: tuple[ArmCount, ...]
+    srm: SrmCheck | None  # None until both arms have users
+
+
+def live_experiment(session: Session, *, slot: str = "ab") -> LiveExperiment | None:
+    """What the console's Release page shows of the running A/B experiment (None: none)."""
+    found = next((e for e in list_experiments(session) if e.slot == slot), None)
+    if found is None:
+        return None
+    counts = tuple(arm_counts(session, experiment_id=found.id))
+    users = {c.arm: c.users for c in counts}
+    srm = None
+    if users.get(CONTROL) and users.get(TREATMENT):
+        srm = srm_check(users[CONTROL], users[TREATMENT],
+                        found.assignment().control_share)
+    return LiveExperiment(found, counts, srm)
