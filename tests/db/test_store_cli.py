@@ -94,7 +94,7 @@ def test_db_upgrade_then_submit(tmp_path, empty_db_url, v1_path):
     refused = hat("harness", "submit", str(v1_path))
     assert refused.returncode == 2 and "run `hat db upgrade`" in refused.stderr
     assert hat("db", "upgrade").returncode == 0
-    assert "at 0005, head 0005" in hat("db", "current").stdout
+    assert "at 0006, head 0006" in hat("db", "current").stdout
     assert hat("harness", "submit", str(v1_path)).stdout == "1\n"
     assert hat("db", "downgrade", "base").returncode == 0
     assert "base (empty)" in hat("db", "current").stdout
