@@ -9,6 +9,8 @@ exposure row of the experiment; promotions and rollbacks recorded in the store r
 arms within `--follow-every` seconds, without a restart. `hat serve` runs the same gateway
 beside the retrain deployments. The experiment is `--experiment` (name or id), else the
 newest of the slot, else a new one named `SLOT-default` with a 50/50 split.
+`--backend-url URL` forwards every arm to an OpenAI-compatible server instead (production:
+vLLM), asking for the model `NAME/VERSION` of the arm.
 """
 
 from __future__ import annotations
@@ -113,15 +115,27 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
             say(f"gateway: {left} exposure(s) could not be written")
 
 
+def url_backends(base_url: str) -> Callable[[ArmTarget], ChatBackend]:
+    """Every arm forwarded to one OpenAI-compatible server, the model named by its label
+    (`hat-agent/3`): vLLM serving each version (or LoRA adapter) under that name, or a
+    proxy that routes by model name."""
+    from hat_core.serving.arms import HttpBackend
+
+    return lambda target: HttpBackend(base_url, model=target.label)
+
+
 def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,
-                     follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo):
-    """`running_gateway` on the settings' registry, models loaded in this process."""
+                     follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo,
+                     backend_url: str | None = None):
+    """`running_gateway` on the settings' registry: models loaded in this process, or
+    forwarded to `backend_url` (`url_backends`)."""
     from hat_cli.db_cmd import whoami
     from hat_core.release.registry import ModelRegistry
 
     experiment = choose_experiment(sessions, experiment_ref, actor=whoami())
     registry = ModelRegistry(settings.resolved_mlflow_uri())
-    backends = registry_backends(registry, Path(settings.home).resolve() / "serving")
+    backends = url_backends(backend_url) if backend_url else registry_backends(
+        registry, Path(settings.home).resolve() / "serving")
     say(f"gateway: experiment {experiment.name} (id {experiment.id}, treatment share "
         f"{experiment.treatment_share})")
     return running_gateway(sessions, experiment, open_backend=backends, host=host, port=port,
@@ -136,6 +150,9 @@ def gateway(
     port: int = typer.Option(DEFAULT_PORT, "--port"),
     follow_every: float = typer.Option(1.0, "--follow-every", min=0.1,
                                        help="seconds between reads of the slot"),
+    backend_url: str = typer.Option(None, "--backend-url",
+                                    help="forward to this OpenAI-compatible server (vLLM), "
+                                         "model = NAME/VERSION, instead of loading here"),
 ) -> None:
     """Run the A/B gateway until Ctrl-C (OpenAI-compatible, sticky arms, exposures)."""
     from hat_cli.db_cmd import open_store
@@ -143,7 +160,8 @@ def gateway(
 
     sessions = open_store()
     with embedded_gateway(sessions, load_settings(), experiment_ref=experiment, host=host,
-                          port=port, follow_every_s=follow_every) as running:
+                          port=port, follow_every_s=follow_every,
+                          backend_url=backend_url) as running:
         typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

@@ -35,6 +35,9 @@ def serve(
     gateway_port: int = typer.Option(8080, "--gateway-port"),
     experiment: str = typer.Option(None, "--experiment",
                                    help="the gateway's experiment (default: the newest)"),
+    gateway_backend_url: str = typer.Option(None, "--gateway-backend-url",
+                                            help="the arms' OpenAI-compatible server (vLLM); "
+                                                 "default: models loaded in this process"),
 ) -> None:
     """Serve the retrain deployment (harness-change event + weekly cron) and the reconciler."""
     settings = load_settings()
@@ -62,7 +65,8 @@ def serve(
                               on_error=lambda e: typer.echo(f"reconciler: {e}", err=True))
         loop.start()
         try:
-            with _gateway(gateway, sessions, settings, experiment, gateway_port):
+            with _gateway(gateway, sessions, settings, experiment, gateway_port,
+                          gateway_backend_url):
                 serve_forever(str(config) if config else None, train_slot)
         finally:
             quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
@@ -71,13 +75,15 @@ def serve(
     typer.echo("stopped", err=True)
 
 
-def _gateway(enabled: bool, sessions, settings, experiment: str | None, port: int):
+def _gateway(enabled: bool, sessions, settings, experiment: str | None, port: int,
+             backend_url: str | None):
     if not enabled:
         return nullcontext()
     from hat_cli.gateway_cmd import embedded_gateway
 
     return embedded_gateway(sessions, settings, experiment_ref=experiment, host="127.0.0.1",
-                            port=port, say=lambda line: typer.echo(line, err=True))
+                            port=port, say=lambda line: typer.echo(line, err=True),
+                            backend_url=backend_url)
 
 
 def quiet_signals() -> None:

@@ -182,3 +182,28 @@ def test_a_registered_version_loads_as_an_mlflow_transformers_model(
         assert mv.tags[tag], tag
     local = tracking.model_source_dir(registry_name, mv.version)
     assert (local / "config.json").is_file() and (local / "tokenizer.json").is_file()
+
+
+def test_the_arms_can_be_forwarded_to_one_openai_server_by_model_name(store, slot):
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route as Endpoint
+
+    from hat_cli.gateway_cmd import url_backends
+    from hat_core.serving.arms import completion
+    from hat_core.serving.runner import serve_in_thread
+
+    asked = []
+
+    async def chat(request):
+        asked.append((await request.json())["model"])
+        return JSONResponse(completion("upstream", {"role": "assistant", "content": "好的"}))
+
+    champion, challenger = slot
+    upstream = Starlette(routes=[Endpoint("/v1/chat/completions", chat, methods=["POST"])])
+    with serve_in_thread(upstream) as url, gateway(store, url_backends(url)) as (g, client, exp):
+        answers = [ask(client, f"viewer-{i}") for i in range(20)]
+        assert g.exposures.flush() == 0
+    assert {r.status_code for r in answers} == {200}
+    assert asked == [r.headers["x-hat-model-version"] for r in answers]
+    assert set(asked) == {champion, challenger}
