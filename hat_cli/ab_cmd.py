@@ -77,7 +77,12 @@ def analyze_cmd(
     if (file is None) == (experiment is None):
         raise ConfigError("give a FILE or --experiment ID (one of them)")
     store = _open_store() if save or experiment else None  # refuse an unmigrated store first
+    config = AbConfig(expected_split=0.5 if expected_split is None else expected_split,
+                      alpha=alpha, bootstrap=bootstrap, bootstrap_method=bootstrap_method,
+                      correction=correction, cuped=not no_cuped, seed=seed)
     if experiment is not None:
+        from dataclasses import replace
+
         from db.experiment_data import experiment_data
 
         with store() as s:
@@ -85,13 +90,11 @@ def analyze_cmd(
         if found.note:
             typer.echo(found.note, err=True)
         data = found.data
-        expected_split = found.control_share if expected_split is None else expected_split
+        if expected_split is None:  # the experiment's split, unless one is given
+            config = replace(config, expected_split=found.control_share)
     else:
         data = load_ab(file, control=control, treatment=treatment,
                        metrics=parse_metrics(metrics))
-    config = AbConfig(expected_split=0.5 if expected_split is None else expected_split,
-                      alpha=alpha, bootstrap=bootstrap, bootstrap_method=bootstrap_method,
-                      correction=correction, cuped=not no_cuped, seed=seed)
     report = analyze(data, config)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, allow_nan=False))
