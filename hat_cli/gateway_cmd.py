@@ -16,6 +16,7 @@ vLLM), asking for the model `NAME/VERSION` of the arm.
 from __future__ import annotations
 
 import contextlib
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -163,6 +164,8 @@ def gateway(
                           port=port, follow_every_s=follow_every,
                           backend_url=backend_url) as running:
         typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())  # a clean stop writes exposures
         with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait()
+            stop.wait()
     typer.echo("stopped", err=True)
