@@ -22,7 +22,8 @@ from db.errors import StoreError
 
 # tables the application only reads and appends to
 APPEND_ONLY = ("audit_log", "promotions", "harness_versions", "model_versions", "eval_results",
-               "stage_runs", "ab_analyses", "pairwise_items")
+               "stage_runs", "ab_analyses", "pairwise_items", "ab_experiments", "exposures",
+               "outcomes")
 # tables the application changes rows of: table -> what beyond SELECT and INSERT
 MUTABLE = {
     "harness_lines": "UPDATE", "outbox_events": "UPDATE", "retrain_jobs": "UPDATE",

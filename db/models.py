@@ -354,3 +354,58 @@ class PairwiseVoteRow(Base):
     comment: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AbExperimentRow(Base):
+    """An A/B experiment of a serving slot: the salt of its sticky assignment and its split."""
+
+    __tablename__ = "ab_experiments"
+    __table_args__ = (
+        CheckConstraint("treatment_share > 0 AND treatment_share < 1", name="treatment_share"),
+        UniqueConstraint("name", name="uq_ab_experiments_name"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    slot: Mapped[str] = mapped_column(String(50))
+    salt: Mapped[str] = mapped_column(String(64))
+    treatment_share: Mapped[float] = mapped_column(Float)
+    created_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ExposureRow(Base):
+    """One request the A/B gateway answered (or failed): who, which arm, which model, how."""
+
+    __tablename__ = "exposures"
+    __table_args__ = (
+        UniqueConstraint("request_id", name="uq_exposures_request_id"),
+        Index("ix_exposures_experiment_user", "experiment_id", "user_id", "id"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    experiment_id: Mapped[int] = mapped_column(ForeignKey("ab_experiments.id"))
+    user_id: Mapped[str] = mapped_column(String(200))
+    arm: Mapped[str] = mapped_column(String(50))
+    model_version: Mapped[str] = mapped_column(String(250))
+    model_version_id: Mapped[int | None] = mapped_column(ForeignKey("model_versions.id"))
+    harness_version: Mapped[str] = mapped_column(String(50))
+    request_id: Mapped[str] = mapped_column(String(64))
+    latency_ms: Mapped[float] = mapped_column(Float)
+    status: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OutcomeRow(Base):
+    """One outcome event of an experiment: a metric's value for one user on one day."""
+
+    __tablename__ = "outcomes"
+    __table_args__ = (
+        UniqueConstraint("experiment_id", "user_id", "day", "metric",
+                         name="uq_outcomes_experiment_user_day_metric"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    experiment_id: Mapped[int] = mapped_column(ForeignKey("ab_experiments.id"))
+    user_id: Mapped[str] = mapped_column(String(200))
+    day: Mapped[str] = mapped_column(String(50))
+    metric: Mapped[str] = mapped_column(String(100))
+    value: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -270,3 +270,22 @@ class JudgeCalibration:
     agreement: tuple[LabelAgreement, ...]
     gate_ok: bool
     gate_reason: str
+
+
+@dataclass(frozen=True)
+class AbExperiment:
+    """An A/B experiment of a serving slot as stored: its salt, split and creator."""
+
+    id: int
+    name: str
+    slot: str
+    salt: str
+    treatment_share: float
+    created_by: str
+    created_at: datetime
+
+    def assignment(self):
+        """The experiment as the gateway assigns with it (`hat_core.serving.assignment`)."""
+        from hat_core.serving.assignment import Experiment
+
+        return Experiment(self.id, self.name, self.salt, self.treatment_share, self.slot)

@@ -32,7 +32,8 @@ from hat_core.release.rules import CHALLENGER, CHAMPION, PREVIOUS
 
 __all__ = ["CHALLENGER", "CHAMPION", "PREVIOUS", "Tracking", "experiment_name"]
 JOB_KEY, STAGE = "hat.job_key", "hat.stage"
-CHECKPOINT_PATH = "checkpoint"
+CHECKPOINT_PATH, MODEL_PATH = "checkpoint", "model"
+CHECKPOINT_TAG = "hat.checkpoint_uri"  # the bare folder beside the registered MLflow model
 # Trainer checkpoints (weights + optimizer states) beside a stage's final model: never logged.
 SKIPPED_DIRS = ("checkpoints", "checkpoint-*")
 
@@ -154,24 +155,40 @@ class Tracking(ModelRegistry):
     def register(
         self, parent_run_id: str, registry_name: str, model_dir: Path, tags: dict[str, str]
     ) -> str:
-        """Register the checkpoint folder as a version of `registry_name` (once per job);
-        returns the version number as a string."""
-        job_key = self.client.get_run(parent_run_id).data.tags[JOB_KEY]
+        """Register the checkpoint as a version of `registry_name` (once per job): an MLflow
+        transformers model (`flows.model_flavour`) when the folder loads as one, else the
+        bare folder; the folder itself is logged too (tag `hat.checkpoint_uri`). The version
+        carries the parent run's `hat.*` tags (harness line and version, dataset hash ...),
+        the job key and `tags` (gates). Returns the version number as a string."""
+        from flows.model_flavour import save_chat_model
+
+        parent = self.client.get_run(parent_run_id)
+        job_key = parent.data.tags[JOB_KEY]
         self.ensure_model(registry_name)
         for mv in self.client.search_model_versions(f"name = '{registry_name}'"):
             if mv.tags.get(JOB_KEY) == job_key:
                 return str(mv.version)
         self.log_folder(parent_run_id, Path(model_dir), CHECKPOINT_PATH)
+        checkpoint = f"runs:/{parent_run_id}/{CHECKPOINT_PATH}"
+        source = checkpoint
+        with tempfile.TemporaryDirectory() as tmp:
+            if save_chat_model(Path(model_dir), Path(tmp) / MODEL_PATH):
+                self.client.log_artifacts(parent_run_id, str(Path(tmp) / MODEL_PATH),
+                                          MODEL_PATH)
+                source = f"runs:/{parent_run_id}/{MODEL_PATH}"
+        lineage = {k: v for k, v in parent.data.tags.items() if k.startswith("hat.")}
         mv = self.client.create_model_version(
-            registry_name, source=f"runs:/{parent_run_id}/{CHECKPOINT_PATH}",
-            run_id=parent_run_id, tags={JOB_KEY: job_key, **tags})
+            registry_name, source=source, run_id=parent_run_id,
+            tags={**lineage, JOB_KEY: job_key, CHECKPOINT_TAG: checkpoint, **tags})
         return str(mv.version)
 
     def model_source_dir(self, registry_name: str, version: str) -> Path:
         """A local copy of a registered version's checkpoint folder."""
         from mlflow.artifacts import download_artifacts
 
-        uri = self.client.get_model_version_download_uri(registry_name, str(version))
+        mv = self.client.get_model_version(registry_name, str(version))
+        uri = mv.tags.get(CHECKPOINT_TAG) or self.client.get_model_version_download_uri(
+            registry_name, str(version))
         return Path(download_artifacts(artifact_uri=uri, tracking_uri=self.tracking_uri))
 
     def download_cases(self, artifact_uri: str, dst: Path) -> str | None:

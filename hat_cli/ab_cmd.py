@@ -5,6 +5,11 @@ example `examples/ab/sample.csv` is `hat ab simulate --out examples/ab/sample.cs
 A file that cannot be analysed exits 2 with every problem listed (column, line).
 `--save` also stores the analysis in the SQL store (the file's name and sha256, the settings
 and the result; not the rows), where the console's A/B page lists it.
+
+`hat ab analyze --experiment ID` reads the same table from the store instead of a file: the
+gateway's exposures (each user's arm; the SRM check on the assignment log, against the
+experiment's split) and the outcome events (`hat ab outcomes FILE --experiment ID`, or
+`POST /v1/outcomes` on the gateway). `hat ab experiment create NAME --split 0.2` starts one.
 """
 
 from __future__ import annotations
@@ -38,13 +43,17 @@ def parse_metrics(text: str | None) -> tuple[str, ...] | None:
 @app.command("analyze")
 @exits_on_error
 def analyze_cmd(
-    file: Path = typer.Argument(..., help="CSV or Parquet: user_id, arm, day, metrics"),
+    file: Path = typer.Argument(None, help="CSV or Parquet: user_id, arm, day, metrics"),
+    experiment: str = typer.Option(None, "--experiment", help="read exposures and outcomes "
+                                                              "of this experiment (name or "
+                                                              "id) from the store instead"),
     metrics: str | None = typer.Option(None, "--metrics", help="e.g. gmv,detail_page_views "
                                                                "(default: every metric column)"),
     control: str = typer.Option("control", "--control", help="the control arm's label"),
     treatment: str = typer.Option("treatment", "--treatment", help="the treatment arm's label"),
-    expected_split: float = typer.Option(0.5, "--expected-split",
-                                         help="expected share of users in control (0.8 = 80/20)"),
+    expected_split: float = typer.Option(None, "--expected-split",
+                                         help="expected share of users in control (0.8 = "
+                                              "80/20; default 0.5, or the experiment's)"),
     alpha: float = typer.Option(0.05, "--alpha", help="1 - confidence level"),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="resamples (0: off)"),
     bootstrap_method: str = typer.Option("percentile", "--bootstrap-method",
@@ -65,11 +74,27 @@ def analyze_cmd(
     from hat_core.evidence.ab_render import ab_markdown, ab_table
     from hat_core.evidence.loader import load_ab
 
-    store = _open_store() if save else None  # refuse an unmigrated store before the work
-    config = AbConfig(expected_split=expected_split, alpha=alpha, bootstrap=bootstrap,
-                      bootstrap_method=bootstrap_method, correction=correction,
-                      cuped=not no_cuped, seed=seed)
-    data = load_ab(file, control=control, treatment=treatment, metrics=parse_metrics(metrics))
+    if (file is None) == (experiment is None):
+        raise ConfigError("give a FILE or --experiment ID (one of them)")
+    store = _open_store() if save or experiment else None  # refuse an unmigrated store first
+    config = AbConfig(expected_split=0.5 if expected_split is None else expected_split,
+                      alpha=alpha, bootstrap=bootstrap, bootstrap_method=bootstrap_method,
+                      correction=correction, cuped=not no_cuped, seed=seed)
+    if experiment is not None:
+        from dataclasses import replace
+
+        from db.experiment_data import experiment_data
+
+        with store() as s:
+            found = experiment_data(s, ref=experiment, metrics=parse_metrics(metrics))
+        if found.note:
+            typer.echo(found.note, err=True)
+        data = found.data
+        if expected_split is None:  # the experiment's split, unless one is given
+            config = replace(config, expected_split=found.control_share)
+    else:
+        data = load_ab(file, control=control, treatment=treatment,
+                       metrics=parse_metrics(metrics))
     report = analyze(data, config)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, allow_nan=False))
@@ -82,7 +107,10 @@ def analyze_cmd(
     if report.srm.mismatch:
         typer.echo("warning: sample ratio mismatch; the lifts above are not trustworthy",
                    err=True)
-    if save:
+    if save and file is None:
+        typer.echo("--save keeps analyses of files; an experiment's is re-read from the store",
+                   err=True)
+    elif save:
         saved = save_analysis(store, file, data, report.to_dict(), name=name or file.name,
                               actor=actor)
         typer.echo(f"saved as A/B analysis {saved.id} ({saved.name})", err=True)

@@ -17,6 +17,8 @@ from hat_cli import (
     db_cmd,
     demo_cmd,
     eval_cmd,
+    experiment_cmd,
+    gateway_cmd,
     harness_cmd,
     job_cmd,
     latency_cmd,
@@ -58,12 +60,15 @@ app.command("augment")(augment_cmd.augment)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("latency")(latency_cmd.latency)
 app.add_typer(ab_cmd.app, name="ab")
+ab_cmd.app.add_typer(experiment_cmd.app, name="experiment")
+ab_cmd.app.command("outcomes")(experiment_cmd.outcomes_cmd)
 app.add_typer(audit_cmd.app, name="audit")
 app.add_typer(pairwise_cmd.app, name="pairwise")
 app.add_typer(data_cmd.app, name="data")
 app.command("retrain")(retrain_cmd.retrain)
 app.add_typer(job_cmd.app, name="job")
 app.command("serve")(serve_cmd.serve)
+app.command("gateway")(gateway_cmd.gateway)
 app.command("login")(login_cmd.login)
 app.command("logout")(login_cmd.logout)
 app.command("promote")(release_cmd.promote)

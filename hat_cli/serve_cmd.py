@@ -2,7 +2,10 @@
 
 Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect server` (state under
 `$HAT_HOME/prefect`) and stops it on exit. `--reconcile-once` submits the pending outbox
-events once and exits (for tests and cron jobs).
+events once and exits (for tests and cron jobs). Beside the deployments it runs the A/B
+gateway (`hat gateway`, port `--gateway-port`, 8080) on the embedded default: the slot's
+champion and challenger in this process, every request an exposure; `--no-gateway` leaves
+serving to the production proxy.
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ def serve(
                                         help="submit pending outbox events once and exit"),
     interval: float = typer.Option(5.0, "--reconcile-every", min=0.5,
                                    help="seconds between reconciler passes"),
+    gateway: bool = typer.Option(True, "--gateway/--no-gateway",
+                                 help="run the A/B gateway beside the deployments"),
+    gateway_port: int = typer.Option(8080, "--gateway-port"),
+    experiment: str = typer.Option(None, "--experiment",
+                                   help="the gateway's experiment (default: the newest)"),
+    gateway_backend_url: str = typer.Option(None, "--gateway-backend-url",
+                                            help="the arms' OpenAI-compatible server (vLLM); "
+                                                 "default: models loaded in this process"),
 ) -> None:
     """Serve the retrain deployment (harness-change event + weekly cron) and the reconciler."""
     settings = load_settings()
@@ -60,12 +71,25 @@ def serve(
                               on_error=lambda e: typer.echo(f"reconciler: {e}", err=True))
         loop.start()
         try:
-            serve_forever(str(config) if config else None, retrain_config.train_slot)
+            with _gateway(gateway, sessions, settings, experiment, gateway_port,
+                          gateway_backend_url):
+                serve_forever(str(config) if config else None, retrain_config.train_slot)
         finally:
             quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
             loop.stop()
             loop.join(timeout=10)
     typer.echo("stopped", err=True)
+
+
+def _gateway(enabled: bool, sessions, settings, experiment: str | None, port: int,
+             backend_url: str | None):
+    if not enabled:
+        return nullcontext()
+    from hat_cli.gateway_cmd import embedded_gateway
+
+    return embedded_gateway(sessions, settings, experiment_ref=experiment, host="127.0.0.1",
+                            port=port, say=lambda line: typer.echo(line, err=True),
+                            backend_url=backend_url)
 
 
 def quiet_signals() -> None:

@@ -34,7 +34,7 @@ HAT_CORE_FLOORS = [
     {"hsa", "evidence"},
     {"data"},
     {"evaluation"},
-    {"release"},  # the gates decide on evaluation evidence (paired per-case outcomes)
+    {"release", "serving"},  # the gates decide on evaluation evidence (paired per-case outcomes)
     {"basemodel"},
     {"training"},
     {"repro"},

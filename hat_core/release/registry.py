@@ -11,11 +11,13 @@ and loads mlflow (seconds) only when someone promotes or asks for the aliases.
 
 from __future__ import annotations
 
+import shutil
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
-from hat_core.errors import HatError, Problem
+from hat_core.errors import HatError, NotFoundError, Problem
 from hat_core.release.rules import CHALLENGER, CHAMPION, PREVIOUS
 
 HEALTH_TIMEOUT_S = 2.0
@@ -23,6 +25,24 @@ HEALTH_TIMEOUT_S = 2.0
 
 class RegistryUnavailable(HatError):
     """The MLflow registry did not answer or refused an alias change; nothing was changed."""
+
+
+def model_folder(root: Path) -> Path:
+    """The loadable folder inside a downloaded version: `root` itself when it has
+    `config.json`, else an MLflow transformers model's `model/` with its
+    `components/tokenizer/` files copied in, else the one sub-folder with `config.json`."""
+    if (root / "config.json").is_file():
+        return root
+    weights, tokenizer = root / "model", root / "components" / "tokenizer"
+    if (weights / "config.json").is_file():
+        for item in tokenizer.glob("*") if tokenizer.is_dir() else ():
+            if not (weights / item.name).exists():
+                shutil.copy2(item, weights / item.name)
+        return weights
+    found = sorted(p.parent for p in root.glob("*/config.json"))
+    if len(found) != 1:
+        raise NotFoundError(f"no model folder (config.json) in {root}")
+    return found[0]
 
 
 class ModelRegistry:
@@ -97,6 +117,22 @@ class ModelRegistry:
                     self.client.get_registered_model(registry_name).aliases.items()}
         except MlflowException:
             return {}
+
+    def download(self, registry_name: str, version: str, dst: Path) -> Path:
+        """A local model directory of a registered version under `dst` (downloaded once):
+        the folder with `config.json`, whether the version is a bare checkpoint folder or
+        an MLflow transformers model (its tokenizer copied beside the weights)."""
+        from mlflow.artifacts import download_artifacts
+
+        dst = Path(dst)
+        if not dst.is_dir() or not any(dst.iterdir()):
+            uri = self.client.get_model_version_download_uri(registry_name, str(version))
+            dst.mkdir(parents=True, exist_ok=True)
+            download_artifacts(artifact_uri=uri, dst_path=str(dst),
+                               tracking_uri=self.tracking_uri)
+        inside = [p for p in dst.iterdir() if p.is_dir()]
+        top = (dst / "config.json").is_file() or (dst / "MLmodel").is_file()
+        return model_folder(inside[0] if len(inside) == 1 and not top else dst)
 
     def ensure_model(self, registry_name: str) -> None:
         """Create the registered model unless it exists (safe against a concurrent create)."""

@@ -16,10 +16,11 @@ TABLES = {
     "harness_lines", "harness_versions", "outbox_events", "retrain_jobs", "stage_runs",
     "model_versions", "eval_results", "bad_cases", "promotions", "users", "audit_log",
     "ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes", "user_sessions",
-    "login_throttles",
+    "login_throttles", "ab_experiments", "exposures", "outcomes",
 }
 EVIDENCE = {"ab_analyses", "pairwise_reviews", "pairwise_items", "pairwise_votes"}
 ACCESS = {"user_sessions", "login_throttles"}  # 0003, 0004
+GATEWAY = {"ab_experiments", "exposures", "outcomes"}  # 0007
 
 
 def table_names(url: str) -> set[str]:
@@ -46,7 +47,7 @@ def test_0002_downgrades_to_0001_and_upgrades_again(empty_db_url):
     migrate.upgrade(empty_db_url)
     migrate.downgrade(empty_db_url, "0001")
     assert migrate.current(empty_db_url) == "0001"
-    assert table_names(empty_db_url) == TABLES - EVIDENCE - ACCESS
+    assert table_names(empty_db_url) == TABLES - EVIDENCE - ACCESS - GATEWAY
     migrate.upgrade(empty_db_url)
     assert migrate.current(empty_db_url) == migrate.head()
     assert table_names(empty_db_url) == TABLES
@@ -55,9 +56,17 @@ def test_0002_downgrades_to_0001_and_upgrades_again(empty_db_url):
 def test_0003_downgrades_to_0002_and_upgrades_again(empty_db_url):
     migrate.upgrade(empty_db_url)
     migrate.downgrade(empty_db_url, "0002")
-    assert table_names(empty_db_url) == TABLES - ACCESS
+    assert table_names(empty_db_url) == TABLES - ACCESS - GATEWAY
     migrate.upgrade(empty_db_url, "0003")
-    assert table_names(empty_db_url) == TABLES - {"login_throttles"}
+    assert table_names(empty_db_url) == TABLES - {"login_throttles"} - GATEWAY
+    migrate.upgrade(empty_db_url)
+    assert table_names(empty_db_url) == TABLES
+
+
+def test_0007_downgrades_to_0006_and_upgrades_again(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    migrate.downgrade(empty_db_url, "0006")
+    assert table_names(empty_db_url) == TABLES - GATEWAY
     migrate.upgrade(empty_db_url)
     assert table_names(empty_db_url) == TABLES
 

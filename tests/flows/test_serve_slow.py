@@ -1,5 +1,6 @@
 """`hat serve` for real: a local Prefect server, the deployment, the reconciler; a submitted
-harness version reaches its zero-shot verdict; SIGTERM stops everything. Slow: marked."""
+harness version reaches its zero-shot verdict; SIGTERM stops everything; the A/B gateway
+answers beside it. Slow: marked."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from flow_helpers import submit_variant
 
 from db.jobs_repo import list_jobs, list_stage_runs
+from hat_core.inference.server import free_port
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,12 +28,16 @@ def test_serve_runs_a_submitted_version_and_stops_on_sigterm(store, hat_env, tmp
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env.pop("HAT_PREFECT_API_URL", None)
     log = (tmp_path / "serve.log").open("w")
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-c", SERVE, "--config", str(config),
-                             "--reconcile-every", "1"], cwd=ROOT, env=env, stdout=log,
+                             "--reconcile-every", "1", "--gateway-port", str(port)],
+                            cwd=ROOT, env=env, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for(lambda: "retrain/harness-change" in (tmp_path / "serve.log").read_text(),
                  proc, 240, tmp_path)
+        health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).json()
+        assert health["experiment"] == "ab-default" and health["ready"] is False  # no champion
         submitted = time.monotonic()
         version = submit_variant(store, 1)
         wait_for(lambda: zero_shot_recorded(store, version.id), proc, 300, tmp_path)

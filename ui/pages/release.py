@@ -1,12 +1,14 @@
 """Release: the A/B slot (A = champion, B = challenger, and the champion it replaced), the
 gate results of each candidate with their verdict (passed / failed / inconclusive), promotion
 and rollback through the same path as `hat promote` / `hat rollback` (MLflow aliases, then the
-store's row), and the slot's audit log."""
+store's row, which the A/B gateway follows), the live experiment's split, exposures per arm
+and SRM status, and the slot's audit log."""
 
 import streamlit as st
 
 from db.audit_repo import list_audit
 from db.console_queries import models_by_ids, models_page
+from db.experiment_data import live_experiment
 from db.promotion import promote_slot, rollback_slot, slot_view
 from db.release_repo import list_promotions
 from hat_core.errors import HatError
@@ -89,6 +91,29 @@ if st.button("Show the MLflow aliases", key="show_aliases") and view.champion is
         st.json(registry.aliases(view.champion.registry_name))
     except HatError as exc:
         st.warning(exc.report())
+
+st.markdown("#### Live A/B experiment")
+live = store.read(lambda s: live_experiment(s, slot=SLOT))
+if live is None:
+    st.info("No experiment yet: `hat gateway` (or `hat serve`) starts one, or "
+            "`hat ab experiment create NAME --split S`.")
+else:
+    e = live.experiment
+    st.caption(f"{plain(e.name)} (id {e.id}): control serves A, treatment serves B; split "
+               f"{1 - e.treatment_share:.0%} / {e.treatment_share:.0%}. A promotion or "
+               "rollback here reaches the gateway within seconds.")
+    st.dataframe([{"arm": c.arm, "users": c.users, "requests": c.requests,
+                   "failed requests": c.errors} for c in live.counts],
+                 hide_index=True, width="stretch")
+    if live.srm is None:
+        st.caption("SRM: not yet (both arms need users)")
+    elif live.srm.mismatch:
+        st.error(f"Sample ratio mismatch: p = {live.srm.p_value:.2g} (control share "
+                 f"{live.srm.observed_control_share:.3f}, expected "
+                 f"{live.srm.expected_control_share:.3f}); no lift is trustworthy.")
+    else:
+        st.caption(f"SRM ok: p = {live.srm.p_value:.2g}. The analysis: "
+                   f"`hat ab analyze --experiment {e.id}`.")
 
 st.markdown("#### Candidates and their gates")
 candidates = store.read(lambda s: models_page(s, before_id=cursor("candidates"), limit=PAGE))

@@ -1,0 +1,171 @@
+"""`hat gateway`: the A/B gateway on the embedded default, wired to the store and registry.
+
+    hat gateway [--experiment NAME] [--host 127.0.0.1] [--port 8080]
+
+Serves `POST /v1/chat/completions` (OpenAI-compatible) in front of the slot's champion
+(control arm) and challenger (treatment arm), each loaded in this process from the MLflow
+registry (`models:/NAME/VERSION`, downloaded to `$HAT_HOME/serving`). Every request is an
+exposure row of the experiment; promotions and rollbacks recorded in the store reach the
+arms within `--follow-every` seconds, without a restart. `hat serve` runs the same gateway
+beside the retrain deployments. The experiment is `--experiment` (name or id), else the
+newest of the slot, else a new one named `SLOT-default` with a 50/50 split.
+`--backend-url URL` forwards every arm to an OpenAI-compatible server instead (production:
+vLLM), asking for the model `NAME/VERSION` of the arm.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+from sqlalchemy.orm import Session, sessionmaker
+
+from hat_cli.errors import exits_on_error
+from hat_core.serving.arms import ArmTable, ArmTarget, ChatBackend, LocalBackend
+from hat_core.serving.exposure import ExposureLog
+from hat_core.serving.switch import SlotFollower
+
+DEFAULT_PORT = 8080
+
+
+@dataclass
+class RunningGateway:
+    """A gateway serving at `url`: its routing table, exposure log and slot follower."""
+
+    url: str
+    table: ArmTable
+    exposures: ExposureLog
+    follower: SlotFollower
+
+
+def registry_backends(registry, cache: Path) -> Callable[[ArmTarget], ChatBackend]:
+    """Open an arm's model in this process from the registry (downloaded once to `cache`)."""
+    def open_backend(target: ArmTarget) -> ChatBackend:
+        folder = cache / target.registry_name / target.version
+        return LocalBackend(registry.download(target.registry_name, target.version, folder))
+    return open_backend
+
+
+def choose_experiment(sessions: sessionmaker[Session], ref: str | None, *, slot: str = "ab",
+                      actor: str = "system"):
+    """The experiment named or numbered `ref`, else the slot's newest, else a new default."""
+    from db.engine import in_transaction
+    from db.experiments_repo import create_experiment, find_experiment, list_experiments
+
+    with sessions() as s:
+        if ref is not None:
+            return find_experiment(s, ref=ref)
+        for e in list_experiments(s):
+            if e.slot == slot:
+                return e
+    return in_transaction(sessions, lambda s: create_experiment(
+        s, name=f"{slot}-default", treatment_share=0.5, actor=actor, slot=slot))
+
+
+@contextlib.contextmanager
+def running_gateway(sessions: sessionmaker[Session], experiment, *,
+                    open_backend: Callable[[ArmTarget], ChatBackend], host: str = "127.0.0.1",
+                    port: int = 0, follow_every_s: float = 1.0,
+                    say: Callable[[str], None] = lambda line: None,
+                    read: Callable[[], dict] | None = None) -> Iterator[RunningGateway]:
+    """The gateway of `experiment` (a `db.values.AbExperiment`) until the block ends; then
+    in-flight requests finish and every queued exposure is written. The arms follow the
+    store's slot (`read` replaces that, for benchmarks)."""
+    from db.engine import in_transaction
+    from db.exposures_repo import add_exposures
+    from db.outcomes_repo import add_outcomes
+    from db.serving_slot import slot_targets
+    from hat_core.serving.gateway import gateway_app
+    from hat_core.serving.runner import serve_in_thread
+
+    def read_slot():
+        with sessions() as s:
+            return slot_targets(s, slot=experiment.slot)
+
+    table = ArmTable()
+    exposures = ExposureLog(lambda batch: in_transaction(
+        sessions, lambda s: add_exposures(s, exposures=batch)),
+        on_error=lambda exc: say(f"exposures: store refused a batch, retrying: {exc}"))
+    follower = SlotFollower(table, read=read or read_slot, open_backend=open_backend,
+                            interval_s=follow_every_s,
+                            on_error=lambda exc: say(f"gateway: keeping the arms: {exc}"),
+                            on_switch=lambda labels: say(f"gateway: arms now {labels}"))
+    def record_outcomes(events):
+        return in_transaction(sessions, lambda s: add_outcomes(
+            s, experiment_id=experiment.id, events=events))
+
+    app = gateway_app(experiment.assignment(), table, exposures,
+                      record_outcomes=record_outcomes)
+    try:
+        try:
+            follower.refresh()
+        except Exception as exc:  # noqa: BLE001  (answer 503 until the follower loads it)
+            say(f"gateway: the arms could not be loaded yet: {exc}")
+        follower.start()
+        with serve_in_thread(app, host=host, port=port) as url:
+            yield RunningGateway(url, table, exposures, follower)
+    finally:
+        follower.stop()
+        left = exposures.close()
+        if left:
+            say(f"gateway: {left} exposure(s) could not be written")
+
+
+def url_backends(base_url: str) -> Callable[[ArmTarget], ChatBackend]:
+    """Every arm forwarded to one OpenAI-compatible server, the model named by its label
+    (`hat-agent/3`): vLLM serving each version (or LoRA adapter) under that name, or a
+    proxy that routes by model name."""
+    from hat_core.serving.arms import HttpBackend
+
+    return lambda target: HttpBackend(base_url, model=target.label)
+
+
+def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,
+                     follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo,
+                     backend_url: str | None = None):
+    """`running_gateway` on the settings' registry: models loaded in this process, or
+    forwarded to `backend_url` (`url_backends`)."""
+    from hat_cli.db_cmd import whoami
+    from hat_core.release.registry import ModelRegistry
+
+    experiment = choose_experiment(sessions, experiment_ref, actor=whoami())
+    registry = ModelRegistry(settings.resolved_mlflow_uri())
+    backends = url_backends(backend_url) if backend_url else registry_backends(
+        registry, Path(settings.home).resolve() / "serving")
+    say(f"gateway: experiment {experiment.name} (id {experiment.id}, treatment share "
+        f"{experiment.treatment_share})")
+    return running_gateway(sessions, experiment, open_backend=backends, host=host, port=port,
+                           follow_every_s=follow_every_s, say=say)
+
+
+@exits_on_error
+def gateway(
+    experiment: str = typer.Option(None, "--experiment", help="name or id (default: the "
+                                                              "slot's newest)"),
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(DEFAULT_PORT, "--port"),
+    follow_every: float = typer.Option(1.0, "--follow-every", min=0.1,
+                                       help="seconds between reads of the slot"),
+    backend_url: str = typer.Option(None, "--backend-url",
+                                    help="forward to this OpenAI-compatible server (vLLM), "
+                                         "model = NAME/VERSION, instead of loading here"),
+) -> None:
+    """Run the A/B gateway until Ctrl-C (OpenAI-compatible, sticky arms, exposures)."""
+    from hat_cli.db_cmd import open_store
+    from hat_core.settings import load_settings
+
+    sessions = open_store()
+    with embedded_gateway(sessions, load_settings(), experiment_ref=experiment, host=host,
+                          port=port, follow_every_s=follow_every,
+                          backend_url=backend_url) as running:
+        typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())  # a clean stop writes exposures
+        with contextlib.suppress(KeyboardInterrupt):
+            stop.wait()
+    typer.echo("stopped", err=True)

@@ -1,0 +1,157 @@
+"""What each arm serves now, and the backends that answer for it.
+
+    table = ArmTable()
+    table.switch({"control": Route("control", target, LocalBackend(model_dir))})
+    route = table.routes["control"]       # a request keeps its route until it finishes
+    status, body = await route.backend.complete(openai_body)
+
+`LocalBackend` runs a model directory in this process (the embedded default, CPU);
+`HttpBackend` forwards to any OpenAI-compatible server (vLLM, `transformers serve`). Both
+raise `ArmUnavailable` when the model cannot answer (the gateway's 503). A switch replaces
+the whole routing table in one assignment: requests already under way keep the route they
+took, new ones get the new table.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Protocol
+
+from hat_core.errors import HatError
+
+DEFAULT_MAX_TOKENS = 256
+
+
+class ArmUnavailable(HatError):
+    """The arm's backend did not answer (refused, timed out, failed, or not loaded)."""
+
+
+@dataclass(frozen=True)
+class ArmTarget:
+    """A registered model version an arm serves, and the harness version it was trained on."""
+
+    registry_name: str
+    version: str
+    model_version_id: int | None = None
+    harness_version: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.registry_name}/{self.version}"
+
+
+class ChatBackend(Protocol):
+    """Answers an OpenAI chat-completions body with (HTTP status, JSON body)."""
+
+    async def complete(self, body: dict) -> tuple[int, dict]: ...
+
+
+@dataclass(frozen=True)
+class Route:
+    """One arm's route: what it serves and the backend that answers."""
+
+    arm: str
+    target: ArmTarget
+    backend: ChatBackend
+
+
+class ArmTable:
+    """The arms' routes; `switch` swaps them all at once."""
+
+    def __init__(self) -> None:
+        self._routes: Mapping[str, Route] = MappingProxyType({})
+        self.generation = 0
+
+    @property
+    def routes(self) -> Mapping[str, Route]:
+        return self._routes
+
+    def switch(self, routes: Mapping[str, Route]) -> None:
+        self._routes = MappingProxyType(dict(routes))
+        self.generation += 1
+
+    def labels(self) -> dict[str, str]:
+        """arm -> the model version it serves."""
+        return {arm: r.target.label for arm, r in self._routes.items()}
+
+
+def completion(model: str, message: dict, finish_reason: str = "stop") -> dict:
+    """An OpenAI `chat.completion` body with one choice."""
+    return {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion",
+            "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+
+
+class LocalBackend:
+    """A model directory run in this process (greedy; one generation at a time per model)."""
+
+    def __init__(self, model_dir: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS):
+        from hat_core.inference.backends import TransformersBackend
+
+        self.model = TransformersBackend(model_dir)
+        self.max_tokens = max_tokens
+        self._lock = threading.Lock()
+
+    def _answer(self, body: dict) -> dict:
+        limit = min(int(body.get("max_tokens") or self.max_tokens), self.max_tokens)
+        with self._lock:
+            out = self.model.chat(body.get("messages") or [], body.get("tools"),
+                                  max_tokens=limit)
+        message = {"role": "assistant", "content": out.content,
+                   "reasoning_content": out.reasoning_content or None}
+        if out.tool_calls:
+            message["tool_calls"] = [c.to_openai(i) for i, c in enumerate(out.tool_calls)]
+        return completion(self.model.name, message,
+                          "tool_calls" if out.tool_calls else "stop")
+
+    async def complete(self, body: dict) -> tuple[int, dict]:
+        import anyio
+
+        if not isinstance(body.get("messages"), list) or not body["messages"]:
+            return 400, _error("`messages` must be a non-empty list", "invalid_request_error")
+        try:
+            return 200, await anyio.to_thread.run_sync(self._answer, body)
+        except (ValueError, TypeError, KeyError) as exc:  # a body the chat template refuses
+            return 400, _error(f"{type(exc).__name__}: {exc}", "invalid_request_error")
+
+
+class HttpBackend:
+    """An OpenAI-compatible server at `base_url` (`POST /v1/chat/completions`)."""
+
+    def __init__(self, base_url: str, *, model: str | None = None, timeout_s: float = 120.0):
+        import httpx
+
+        self.base_url, self.model = base_url.rstrip("/"), model
+        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s,
+                                         trust_env=False)
+
+    async def complete(self, body: dict) -> tuple[int, dict]:
+        import httpx
+
+        sent = {**body, "model": self.model} if self.model else body
+        try:
+            answer = await self._client.post("/v1/chat/completions", json=sent)
+        except httpx.HTTPError as exc:
+            raise ArmUnavailable(f"{self.base_url} is not answering "
+                                 f"({type(exc).__name__}: {exc})") from None
+        if answer.status_code >= 500:
+            raise ArmUnavailable(f"{self.base_url} failed: HTTP {answer.status_code} "
+                                 f"{answer.text[:200]}")
+        try:
+            return answer.status_code, answer.json()
+        except ValueError:
+            raise ArmUnavailable(f"{self.base_url} answered with no JSON: "
+                                 f"{answer.text[:200]!r}") from None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _error(message: str, kind: str) -> dict:
+    return {"error": {"message": message, "type": kind}}

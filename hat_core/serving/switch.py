@@ -1,0 +1,86 @@
+"""Following the slot: when a promotion or rollback changes what the arms serve, switch.
+
+    follower = SlotFollower(table, read=lambda: {"control": target_a, "treatment": target_b},
+                            open_backend=lambda target: LocalBackend(download(target)))
+    follower.refresh()        # once now (raises when the first load fails)
+    follower.start()          # then every `interval_s` seconds in a thread
+
+`read()` says what each arm should serve (None: nothing). The treatment arm with no
+challenger serves the champion (its exposures then name the champion's version, so an
+analysis sees an A/A period for what it is). New backends load in the follower's thread
+while the old table keeps answering; then the table switches in one step. Backends are kept
+by model version (the newest `cache_size`), so a rollback to a version served a moment ago
+switches at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+
+from hat_core.serving.arms import ArmTable, ArmTarget, ChatBackend, Route
+from hat_core.serving.assignment import CONTROL, TREATMENT
+
+Targets = Mapping[str, ArmTarget | None]
+
+
+def effective_targets(targets: Targets) -> dict[str, ArmTarget]:
+    """What each arm serves: the treatment falls back to the control's model."""
+    control = targets.get(CONTROL)
+    if control is None:
+        return {}
+    return {CONTROL: control, TREATMENT: targets.get(TREATMENT) or control}
+
+
+class SlotFollower:
+    """Polls `read` and switches `table` when the targets change (see the module)."""
+
+    def __init__(self, table: ArmTable, *, read: Callable[[], Targets],
+                 open_backend: Callable[[ArmTarget], ChatBackend], interval_s: float = 1.0,
+                 cache_size: int = 4, on_error: Callable[[Exception], None] | None = None,
+                 on_switch: Callable[[dict[str, str]], None] | None = None):
+        self.table, self._read, self._open = table, read, open_backend
+        self.interval_s, self.cache_size = interval_s, cache_size
+        self._on_error = on_error or (lambda exc: None)
+        self._on_switch = on_switch or (lambda labels: None)
+        self._backends: OrderedDict[ArmTarget, ChatBackend] = OrderedDict()
+        self._current: dict[str, ArmTarget] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def refresh(self) -> bool:
+        """Read the targets once; switch when they changed. True when it switched."""
+        targets = effective_targets(self._read())
+        if targets == self._current:
+            return False
+        routes = {arm: Route(arm, t, self._backend(t)) for arm, t in targets.items()}
+        self.table.switch(routes)
+        self._current = targets
+        self._on_switch(self.table.labels())
+        return True
+
+    def _backend(self, target: ArmTarget) -> ChatBackend:
+        if target in self._backends:
+            self._backends.move_to_end(target)
+        else:
+            self._backends[target] = self._open(target)
+            while len(self._backends) > self.cache_size:
+                self._backends.popitem(last=False)  # requests under way keep their reference
+        return self._backends[target]
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.refresh()
+            except Exception as exc:  # noqa: BLE001  (store or registry down: keep serving)
+                self._on_error(exc)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="slot-follower", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
