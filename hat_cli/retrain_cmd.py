@@ -16,19 +16,37 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import long_command
 from hat_core.settings import Settings, load_settings
 
 
+def prefect_home(settings: Settings) -> Path:
+    """Prefect's own state (its temporary server's database, profiles): `<HAT_HOME>/prefect`."""
+    return Path(settings.home).resolve() / "prefect"
+
+
 def prepare_prefect_env(settings: Settings) -> None:
-    """Point Prefect at the configured API and keep task results under the HAT home
-    (call before importing `flows`; explicit Prefect variables win)."""
+    """Point Prefect at the configured API and keep its home and task results under the HAT
+    home (call before importing `flows`; explicit Prefect variables win)."""
     if settings.prefect_api_url:
         os.environ.setdefault("PREFECT_API_URL", settings.prefect_api_url)
+    os.environ.setdefault("PREFECT_HOME", str(prefect_home(settings)))
     results = Path(settings.home).resolve() / "prefect-results"
     os.environ.setdefault("PREFECT_RESULTS_LOCAL_STORAGE_PATH", str(results))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # Prefect waits 20 s for its temporary server; a loaded 2-core machine needs longer
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
+
+
+def prefect_ui_hint(settings: Settings) -> str:
+    """Where to see the flow runs: the running server's UI, else how to start one on the
+    temporary server's database."""
+    api = os.environ.get("PREFECT_API_URL") or settings.prefect_api_url
+    if api:
+        return f"Prefect UI: {api.removesuffix('/').removesuffix('/api')}"
+    home = os.environ.get("PREFECT_HOME") or prefect_home(settings)
+    return (f"Prefect UI: `PREFECT_HOME={home} prefect server start`, then "
+            "http://127.0.0.1:4200 (the flow runs of this home)")
 
 
 @exits_on_error
@@ -44,9 +62,16 @@ def retrain(
     from flows.config import load_retrain_config  # no Prefect import: the env is not set yet
 
     load_retrain_config(config)  # a bad config or gates file exits 2 before Prefect starts
-    prepare_prefect_env(load_settings())
-    from flows.retrain import retrain as retrain_flow
+    settings = load_settings()
+    prepare_prefect_env(settings)
+    with long_command("retrain", stderr=True) as term:  # stdout: the verdict as JSON
+        with term.stage(f"retrain flow for version {harness_version}") as shown:
+            from flows.retrain import retrain as retrain_flow
 
-    result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
-                          config_path=str(config) if config else None)
+            result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
+                                  config_path=str(config) if config else None)
+            shown.done(outcome=result.get("outcome"), state=result.get("state"))
+        term.hint(f"MLflow UI: `mlflow ui --backend-store-uri "
+                  f"{settings.resolved_mlflow_uri()}`")
+        term.hint(prefect_ui_hint(settings))
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))
