@@ -95,7 +95,8 @@ class Stage:
     def _piped_line(self, completed: int) -> None:
         quarter = 4 * completed // self.total if self.total else 0
         now = time.perf_counter()
-        if quarter > self._quarter or now - self._last_line >= PIPED_EVERY_S:
+        finished = self.total is not None and completed >= self.total  # the done line says it
+        if not finished and (quarter > self._quarter or now - self._last_line >= PIPED_EVERY_S):
             self._quarter, self._last_line = max(quarter, self._quarter), now
             of = f"/{self.total}" if self.total else ""
             extra = f" {key_numbers(self.numbers)}" if self.numbers else ""
@@ -120,7 +121,7 @@ class Stage:
             if not self.terminal.open:
                 self.terminal.live.stop()
         mark = "[red]failed[/]" if failed else "[green]done[/]"
-        what = "in" if self.heading else f"{self.title} ("
+        what = "in " if self.heading else f"{self.title} ("
         extra = f": {key_numbers(self.numbers)}" if self.numbers else ""
         self.terminal.console.print(f"{mark} {what}{self.seconds:.1f} s"
                                     f"{'' if self.heading else ')'}{extra}", highlight=False)
