@@ -15,7 +15,6 @@ retrain config.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -29,9 +28,6 @@ from hat_core.release.rules import gates_of, gates_verdict
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = ROOT / "examples" / "configs" / "retrain_demo.yaml"
 TRIGGER = "harness-change"  # the service's trigger kind: one job per version, as `hat serve`
-# nothing written under ~ (MLflow's telemetry id in ~/.config) and no PyPI version check by
-# the latency step's `transformers serve` (its marker file in ~/.cache/huggingface)
-HOME_ONLY = {"MLFLOW_DISABLE_TELEMETRY": "true", "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
 
 
 @dataclass(frozen=True)
@@ -47,14 +43,12 @@ class JobOutcome:
 
 
 def prepare_environment(home: Path) -> None:
-    """Prefect's home, API and results under the HAT home (as `hat retrain`), and nothing
-    written outside it; explicit variables win."""
+    """Prefect's home, API and results under the HAT home (as `hat retrain`); explicit
+    variables win."""
     from hat_cli.retrain_cmd import prepare_prefect_env
     from hat_core.settings import load_settings
 
     prepare_prefect_env(load_settings())
-    for key, value in HOME_ONLY.items():
-        os.environ.setdefault(key, value)
 
 
 def cache_root() -> Path:

@@ -38,8 +38,12 @@ from rich.progress import (
 )
 
 OWN = ("hat_core", "hat_cli", "flows", "db", "ui", "migrations")
+# explicit variables win: no progress bars or handlers of the libraries' own, and nothing
+# written under ~ (MLflow's telemetry id in ~/.config; the PyPI version check that the
+# latency step's `transformers serve` marks in ~/.cache/huggingface)
 QUIET_ENV = {"TQDM_DISABLE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-             "MLFLOW_CONFIGURE_LOGGING": "false", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
+             "MLFLOW_CONFIGURE_LOGGING": "false", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+             "MLFLOW_DISABLE_TELEMETRY": "true", "HF_HUB_DISABLE_UPDATE_CHECK": "1"}
 # loggers that turn chatty (SQL statements, file locks) when the root logger is at INFO
 LOUD = ("sqlalchemy", "aiosqlite", "filelock", "urllib3", "asyncio")
 PIPED_WIDTH = 120
