@@ -276,6 +276,16 @@ def long_command(command: str, *, stderr: bool = False,
             terminal.close()
 
 
+def _repoint_handlers(log: IO[str], stream: IO[str]) -> None:
+    """Handlers a library made during the command write to `log` (its `sys.stderr` then):
+    point them at `stream` before `log` closes (a later command adopts them again)."""
+    loggers = [logging.getLogger(n) for n in list(logging.root.manager.loggerDict)]
+    for logger in [logging.getLogger(), *loggers]:
+        for handler in getattr(logger, "handlers", ()):
+            if getattr(handler, "stream", None) is log:
+                handler.setStream(stream)
+
+
 @contextlib.contextmanager
 def _routed(log: IO[str], console: Console, terminal_streams: tuple) -> Iterator[None]:
     """Log records and Python-level stdout/stderr to `log`; own warnings to `console`."""
@@ -295,6 +305,7 @@ def _routed(log: IO[str], console: Console, terminal_streams: tuple) -> Iterator
         yield
     finally:
         sys.stdout, sys.stderr = saved[2], saved[3]
+        _repoint_handlers(log, saved[3])
         logging.captureWarnings(False)
         root.handlers, _ = saved[0], root.setLevel(saved[1])
         for name, level in loud.items():

@@ -107,3 +107,19 @@ def test_a_stage_that_raises_is_reported_failed(pipe, tmp_path):
             term.stage("t1"):
         raise ValueError("bad")
     assert any(s.startswith("failed t1 (") for s in piped.getvalue().splitlines())
+
+
+def test_a_library_handler_made_during_a_command_outlives_its_log_file(pipe, tmp_path):
+    piped = pipe()
+    chatty = logging.getLogger("chatty_library")
+    chatty.propagate = False
+    try:
+        with long_command("data-build", home=tmp_path / "a"):
+            chatty.addHandler(logging.StreamHandler(sys.stderr))   # as transformers does
+        with long_command("eval", home=tmp_path / "b"):
+            chatty.warning("second command")
+        second = next((tmp_path / "b" / "logs").glob("eval-*.log")).read_text(encoding="utf-8")
+        assert "WARNING chatty_library: second command" in second
+        assert "Logging error" not in second and "second command" not in piped.getvalue()
+    finally:
+        chatty.handlers.clear()
