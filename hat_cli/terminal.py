@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -125,7 +126,7 @@ class Stage:
             if not self.terminal.open:
                 self.terminal.live.stop()
         mark = "[red]failed[/]" if failed else "[green]done[/]"
-        what = "in " if self.heading else f"{self.title} ("
+        what = "in " if self.heading else f"{escape(self.title)} ("
         extra = f": {key_numbers(self.numbers)}" if self.numbers else ""
         self.terminal.console.print(f"{mark} {what}{self.seconds:.1f} s"
                                     f"{'' if self.heading else ')'}{extra}", highlight=False)
