@@ -68,6 +68,7 @@ def local_prefect_server(home: Path, port: int | None = None,
         drain_prefect_services()
         stop_group(proc, grace=15.0)
         log.close()
+        os.environ.pop("PREFECT_API_URL", None)  # nothing answers there any more
 
 
 def prefect_api(home: Path) -> AbstractContextManager[str]:

@@ -101,8 +101,8 @@ def parent_run(tracking: Tracking, line: str, key: str, tags: dict[str, str]) ->
 
 
 @task(**CACHED)
-def base_model(path: str | None, size: str, seed: int, home: str) -> str:
-    return str(stages.base_model_dir(path, size, seed, Path(home)))
+def base_model(path: str | None, size: str, seed: int, home: str, cache: str) -> str:
+    return str(stages.base_model_dir(path, size, seed, Path(home), Path(cache)))
 
 
 @task(**CACHED)
@@ -253,7 +253,8 @@ class _Job:
         c = self.config
         self.reach("base")
         base = base_model(c.base_model, c.base_size, c.base_seed,
-                          str(Path(self.settings.home).resolve()))
+                          str(Path(self.settings.home).resolve()),
+                          str(self.settings.resolved_cache_dir().resolve()))
         zero = self.zero_shot(champion, base)
         if zero is not None:
             return zero

@@ -11,7 +11,6 @@ finished stage is a folder that a resumed run finds again.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -21,15 +20,16 @@ from hat_core.evaluation.judging import JudgeDecision
 from hat_core.harness.model import Harness
 
 
-def base_model_dir(path: str | None, size: str, seed: int, home: Path) -> Path:
+def base_model_dir(path: str | None, size: str, seed: int, home: Path,
+                   cache: Path | None = None) -> Path:
     """The base model directory: `path`, else the embedded base of `size`/`seed` built into
-    `<home>/models/` (reused from `$HAT_CACHE_DIR` or `~/.cache/hat-ops` when cached)."""
+    `<home>/models/` (reused from the cache root `cache`, default `<home>/cache`)."""
     if path:
         return Path(path)
     from hat_core.basemodel import build_base_model
 
     out = home / "models" / f"base-{size}-seed{seed}"
-    cache = Path(os.environ.get("HAT_CACHE_DIR", Path.home() / ".cache" / "hat-ops"))
+    cache = cache or home / "cache"
     return build_base_model(out, size=size, seed=seed, cache_dir=cache / "base-models",
                             on_event=BuildProgress(f"base model {size} (seed {seed})")).path
 

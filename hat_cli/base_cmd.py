@@ -3,45 +3,39 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import Stage, Terminal, long_command
 from hat_core.basemodel.sizes import SIZES
+from hat_core.settings import load_settings
 
 app = typer.Typer(help="Build and probe the base model.", no_args_is_help=True)
-console = Console(stderr=True)
-
-
-def default_cache_dir() -> Path:
-    """`$HAT_CACHE_DIR` or `~/.cache/hat-ops`; base models live in its `base-models/`."""
-    return Path(os.environ.get("HAT_CACHE_DIR") or Path.home() / ".cache" / "hat-ops")
 
 
 class BuildDisplay:
-    """Turns build events into a rich progress bar and status lines."""
+    """Turns build events into a pre-training stage (steps, loss) and status lines."""
 
-    def __init__(self, progress: Progress):
-        self.progress = progress
-        self.task = None
+    def __init__(self, term: Terminal):
+        self.term = term
+        self.training: Stage | None = None
 
     def __call__(self, stage: str, info: dict) -> None:
         if stage == "step":
-            if not self.progress.console.is_terminal and info["step"] % 100 == 0:
-                self.progress.console.print(f"step {info['step']}/{info['total']} "
-                                            f"loss {info['loss']:.3f}")
-            if self.task is None:
-                self.task = self.progress.add_task("training", total=info["total"], loss="")
-            self.progress.update(self.task, completed=info["step"], loss=f"loss {info['loss']:.3f}")
-        elif stage == "reused":
-            self.progress.console.print(f"reused cached base model at {info['path']}")
+            if self.training is None:
+                self.training = self.term.begin("pre-training", total=info["total"])
+            self.training.update(info["step"], info["total"], loss=info["loss"])
+            return
+        if self.training is not None:
+            self.training.end()
+            self.training = None
+        if stage == "reused":
+            self.term.print(f"reused cached base model at {info['path']}", highlight=False)
         else:
             details = ", ".join(f"{k} {v}" for k, v in info.items())
-            self.progress.console.print(f"{stage}: {details}")
+            self.term.print(f"{stage}: {details}", highlight=False)
 
 
 def _summary(manifest: dict, path: Path) -> str:
@@ -65,7 +59,7 @@ def build(
     size: str = typer.Option("tiny", "--size", help=" | ".join(SIZES)),
     force: bool = typer.Option(False, "--force", help="rebuild even if a cached build exists"),
     cache_dir: Path = typer.Option(None, "--cache-dir",
-                                   help="cache root (default $HAT_CACHE_DIR or ~/.cache/hat-ops)"),
+                                   help="cache root (default $HAT_CACHE_DIR, else HAT_HOME/cache)"),
     threads: int = typer.Option(None, "--threads", help="torch CPU threads (default: torch's)"),
 ) -> None:
     """Build the base model of SIZE from SEED into OUT (or reuse a cached build)."""
@@ -75,16 +69,14 @@ def build(
 
     if threads:
         torch.set_num_threads(threads)
-    cache = (cache_dir or default_cache_dir()) / "base-models"
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-               "{task.total}"), TextColumn("{task.fields[loss]}"), TimeElapsedColumn(),
-               TimeRemainingColumn())
-    with Progress(*columns, console=console) as progress:
+    cache = (cache_dir or load_settings().resolved_cache_dir()) / "base-models"
+    with long_command("base-build") as term:
         result = build_base_model(out, size=size, seed=seed, cache_dir=cache, force=force,
-                                  on_event=BuildDisplay(progress))
-    if result.reused:
-        typer.echo(f"reused cached base model at {result.cache_path or result.path}")
-    typer.echo(_summary(result.manifest, result.path))
+                                  on_event=BuildDisplay(term))
+        if result.reused:
+            term.print(f"reused cached base model at {result.cache_path or result.path}",
+                       highlight=False)
+        term.print(_summary(result.manifest, result.path), markup=False, highlight=False)
 
 
 @app.command("probe")

@@ -16,16 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_harness_arg
+from hat_cli.terminal import Terminal, long_command
 from hat_core.config_file import parse_overrides
 from hat_core.data.config import load_data_config
 
 app = typer.Typer(help="Build, import and validate training datasets.", no_args_is_help=True)
-console = Console(stderr=True)
 
 HARNESS = typer.Option(..., "--harness", help="harness file or stored version (N, LINE:N)")
 CONFIG = typer.Option(None, "--config", help="data config (YAML)")
@@ -51,38 +49,33 @@ def build_cmd(
     from hat_core.data.build import build, summary_counts
 
     h = load_harness_arg(harness)
-    with Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, disable=quiet,
-                  transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(step: str, done: int, total: int) -> None:
-            if step not in tasks:
-                tasks[step] = bar.add_task(step, total=total)
-            bar.update(tasks[step], completed=done, total=total)
-
-        result = build(h, cfg, out, progress=progress, harness_ref=harness)
-    _summary(summary_counts(result.stats), result.stats.timings)
-    typer.echo(f"dataset {result.version} ready: {out}")
+    with long_command("data-build") as term:
+        steps = term.named_steps()
+        result = build(h, cfg, out, progress=None if quiet else steps, harness_ref=harness)
+        steps.finish()
+        _summary(term, summary_counts(result.stats), result.stats.timings)
+        term.print(f"dataset {result.version} ready: {out}", highlight=False)
 
 
-def _summary(counts: dict, timings: dict[str, float]) -> None:
-    typer.echo(f"rollouts          {counts['rollouts']}"
-               + (f"  ({counts['duplicate_scenarios']} repeated scenarios not played)"
-                  if counts["duplicate_scenarios"] else ""))
-    typer.echo(f"kept              {counts['kept']}  "
-               + "  ".join(f"{k} {v}" for k, v in counts["splits"].items()))
+def _summary(term: Terminal, counts: dict, timings: dict[str, float]) -> None:
+    lines = [f"rollouts          {counts['rollouts']}"
+             + (f"  ({counts['duplicate_scenarios']} repeated scenarios not played)"
+                if counts["duplicate_scenarios"] else ""),
+             f"kept              {counts['kept']}  "
+             + "  ".join(f"{k} {v}" for k, v in counts["splits"].items())]
     rejected = counts["rejected"]
-    typer.echo(f"rejected          {counts['rejected_total']}"
-               + ("  (" + ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) + ")"
-                  if rejected else ""))
-    typer.echo(f"retries kept      full {counts['retries_full']}, "
-               f"final only {counts['retries_final_only']}")
+    lines.append(f"rejected          {counts['rejected_total']}"
+                 + ("  (" + ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) + ")"
+                    if rejected else ""))
+    lines.append(f"retries kept      full {counts['retries_full']}, "
+                 f"final only {counts['retries_final_only']}")
     if counts["imported"] or counts["extra"]:
-        typer.echo(f"imported          {counts['imported']}  extra {counts['extra']}")
+        lines.append(f"imported          {counts['imported']}  extra {counts['extra']}")
     total = sum(timings.values()) or 1.0
-    typer.echo("time              " + ", ".join(
+    lines.append("time              " + ", ".join(
         f"{k} {v:.2f}s" for k, v in timings.items() if v / total >= 0.01))
+    for line in lines:
+        term.print(line, markup=False, highlight=False)
 
 
 @app.command("import")

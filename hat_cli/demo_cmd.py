@@ -16,17 +16,16 @@ everything is. Then the console starts (`--no-ui`: it does not).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from hat_cli import demo_retrain
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import Terminal, long_command
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "harnesses"
 VERSIONS = ("v1", "v2", "v3", "v4")
@@ -71,19 +70,16 @@ def demo(
 
 
 def _run(*, episodes: int, seed: int, config: Path) -> DemoState:
-    console = Console()
     state = DemoState(episodes=episodes, seed=seed, config_path=Path(config).resolve())
     timings = []
     steps = _steps()
-    with _prefect_api():  # stopped when the demo ends, on SIGTERM too
-        for i, (title, step) in enumerate(steps, 1):
-            console.rule(f"[bold]{i}/{len(steps)} {title}")
-            start = time.perf_counter()
-            step(state, console)
-            took = time.perf_counter() - start
-            timings.append((title, took))
-            console.print(f"[dim]{title}: {took:.1f} s[/]")
-    _closing(console, timings, state)
+    with long_command("demo") as term:
+        with _prefect_api():  # stopped when the demo ends, on SIGTERM too
+            for i, (title, step) in enumerate(steps, 1):
+                with term.stage(f"{i}/{len(steps)} {title}", heading=True) as stage:
+                    step(state, term)
+                timings.append((title, stage.seconds))
+        _closing(term, timings, state)
     return state
 
 
@@ -99,7 +95,7 @@ def _prefect_api():
     return prefect_api(Path(settings.home).resolve() / "prefect")
 
 
-def _store(state: DemoState, console: Console) -> None:
+def _store(state: DemoState, console: Terminal) -> None:
     from db import migrate
     from flows.config import load_retrain_config
     from hat_core.settings import load_settings
@@ -127,7 +123,7 @@ def _store(state: DemoState, console: Console) -> None:
     console.print(f"MLflow tracking at {uri}", soft_wrap=True)
 
 
-def _validate(state: DemoState, console: Console) -> None:
+def _validate(state: DemoState, console: Terminal) -> None:
     from hat_core.harness.io import load_harness
 
     for name in VERSIONS:
@@ -137,7 +133,7 @@ def _validate(state: DemoState, console: Console) -> None:
                       f"{len(h.hooks)} hooks, hash {h.content_hash()[:12]}")
 
 
-def _diff(state: DemoState, console: Console) -> None:
+def _diff(state: DemoState, console: Terminal) -> None:
     from hat_core.diff.api import diff_harness
 
     for old, new in zip(VERSIONS, VERSIONS[1:], strict=False):
@@ -157,14 +153,14 @@ def _simulate_all(state: DemoState, policy_for) -> dict[str, float]:
             for name, h in state.harnesses.items()}
 
 
-def _oracle(state: DemoState, console: Console) -> None:
+def _oracle(state: DemoState, console: Terminal) -> None:
     from hat_core.sim.policy import OraclePolicy
 
     rates = _simulate_all(state, lambda _name: OraclePolicy())
     console.print("pass rate: " + ", ".join(f"{k} {v:.0%}" for k, v in rates.items()))
 
 
-def _memorising(state: DemoState, console: Console) -> None:
+def _memorising(state: DemoState, console: Terminal) -> None:
     from hat_core.sim.policy import MemorisingPolicy
 
     v1 = state.harnesses["v1"]
@@ -174,7 +170,7 @@ def _memorising(state: DemoState, console: Console) -> None:
                   "this is what harness-aware training fixes")
 
 
-def _augment(state: DemoState, console: Console) -> None:
+def _augment(state: DemoState, console: Terminal) -> None:
     from hat_core.diff.api import diff_harness
     from hat_core.hsa.augment import augment_many
 
@@ -190,7 +186,7 @@ def _augment(state: DemoState, console: Console) -> None:
 DEMO_PASSWORD = "hat-demo-2026"
 
 
-def _logins(state: DemoState, console: Console) -> None:
+def _logins(state: DemoState, console: Terminal) -> None:
     from db.engine import in_transaction
     from db.users_repo import add_user, get_user
 
@@ -205,28 +201,28 @@ def _logins(state: DemoState, console: Console) -> None:
     console.print("users viewer, reviewer, operator, admin (one per role)")
 
 
-def _base(state: DemoState, console: Console) -> None:
+def _base(state: DemoState, console: Terminal) -> None:
     demo_retrain.base_model(state, console)
 
 
-def _submit_v1(state: DemoState, console: Console) -> None:
+def _submit_v1(state: DemoState, console: Terminal) -> None:
     demo_retrain.submit(state, console, "v1")
 
 
-def _champion(state: DemoState, console: Console) -> None:
+def _champion(state: DemoState, console: Terminal) -> None:
     outcome = demo_retrain.run_retrain(state, console, "v1")
     state.artefacts["v1 job (data, stages, eval reports)"] = str(outcome.work)
 
 
-def _promote(state: DemoState, console: Console) -> None:
+def _promote(state: DemoState, console: Terminal) -> None:
     demo_retrain.promote_champion(state, console)
 
 
-def _submit_v2(state: DemoState, console: Console) -> None:
+def _submit_v2(state: DemoState, console: Terminal) -> None:
     demo_retrain.submit(state, console, "v2")
 
 
-def _react(state: DemoState, console: Console) -> None:
+def _react(state: DemoState, console: Terminal) -> None:
     outcome = demo_retrain.run_retrain(state, console, "v2")
     state.artefacts["v2 job (zero-shot, stages, eval reports)"] = str(outcome.work)
     demo_retrain.show_registry(state, console)
@@ -235,7 +231,7 @@ def _react(state: DemoState, console: Console) -> None:
         state.artefacts["Prefect task results"] = str(results)
 
 
-def _steps() -> list[tuple[str, Callable[[DemoState, Console], None]]]:
+def _steps() -> list[tuple[str, Callable[[DemoState, Terminal], None]]]:
     return [
         ("Create the embedded SQL and MLflow stores", _store),
         ("Validate the example harness weeks v1 .. v4", _validate),
@@ -270,22 +266,23 @@ def _console(state: DemoState) -> None:
         pass
 
 
-def _closing(console: Console, timings: list[tuple[str, float]], state: DemoState) -> None:
+def _closing(term: Terminal, timings: list[tuple[str, float]], state: DemoState) -> None:
     table = Table(title="hat demo: steps")
     table.add_column("step")
     table.add_column("seconds", justify="right")
     for title, seconds in timings:
         table.add_row(title, f"{seconds:.1f}")
     table.add_row("total", f"{sum(s for _, s in timings):.1f}")
-    console.print(table)
-    console.print("[bold]where everything is[/]")
+    term.print(table)
+    term.print("[bold]where everything is[/]")
     for what, where in state.artefacts.items():
-        console.print(f"  {what}: {where}", markup=False, soft_wrap=True, highlight=False)
-    console.print(f"about the model: {QUALITY}", soft_wrap=True)
-    console.print("next: `hat ui` (Harness diff, Runs, Release pages), `hat harness diff 1 2`, "
-                  "`hat harness submit examples/harnesses/v3.yaml --author you --note wk3` and "
-                  "`hat retrain --harness-version 3 --config examples/configs/retrain_demo.yaml`",
-                  soft_wrap=True)
+        term.print(f"  {what}: {where}", markup=False, highlight=False)
+    term.print(f"about the model: {QUALITY}")
+    term.hint("`hat ui` (Harness diff, Runs, Release pages), `hat harness diff 1 2`, "
+              "`hat harness submit examples/harnesses/v3.yaml --author you --note wk3` and "
+              "`hat retrain --harness-version 3 --config examples/configs/retrain_demo.yaml`")
+    for text in demo_retrain.ui_hints(state):
+        term.hint(text)
 
 
 QUALITY = ("the demo trains from the `test`-size base (about 0.15M parameters, pre-trained for "

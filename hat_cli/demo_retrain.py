@@ -15,14 +15,11 @@ retrain config.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
 from hat_cli.demo_progress import StageWatcher, find_job
@@ -31,8 +28,6 @@ from hat_core.release.rules import gates_of, gates_verdict
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = ROOT / "examples" / "configs" / "retrain_demo.yaml"
 TRIGGER = "harness-change"  # the service's trigger kind: one job per version, as `hat serve`
-QUIET = {"PREFECT_LOGGING_LEVEL": "WARNING", "TQDM_DISABLE": "1",
-         "TRANSFORMERS_VERBOSITY": "error", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
 
 
 @dataclass(frozen=True)
@@ -48,25 +43,37 @@ class JobOutcome:
 
 
 def prepare_environment(home: Path) -> None:
-    """Prefect API and results under the home (as `hat retrain`), quiet library logging
-    (the demo prints its own progress); explicit variables win."""
+    """Prefect's home, API and results under the HAT home (as `hat retrain`); explicit
+    variables win."""
     from hat_cli.retrain_cmd import prepare_prefect_env
     from hat_core.settings import load_settings
 
     prepare_prefect_env(load_settings())
-    for key, value in QUIET.items():
-        os.environ.setdefault(key, value)
-    warnings.filterwarnings("ignore", category=FutureWarning)  # libraries' deprecations
 
 
 def cache_root() -> Path:
-    """Where the embedded base is cached (`$HAT_CACHE_DIR` or `~/.cache/hat-ops`)."""
-    from hat_cli.base_cmd import default_cache_dir
+    """Where the embedded base is cached (`$HAT_CACHE_DIR`, else `<HAT_HOME>/cache`)."""
+    from hat_core.settings import load_settings
 
-    return default_cache_dir()
+    return load_settings().resolved_cache_dir()
 
 
-def base_model(state, console: Console) -> None:
+def ui_hints(state) -> list[str]:
+    """How to open the demo's MLflow store and its Prefect runs in a browser."""
+    from hat_cli.retrain_cmd import prefect_ui_hint
+    from hat_core.settings import load_settings
+
+    hints = []
+    uri = state.artefacts.get("MLflow tracking URI")
+    if uri and not uri.startswith("http"):
+        hints.append(f"MLflow UI: `mlflow ui --backend-store-uri {uri}`, then "
+                     "http://127.0.0.1:5000")
+    elif uri:
+        hints.append(f"MLflow UI: {uri}")
+    return hints + [prefect_ui_hint(load_settings())]
+
+
+def base_model(state, console) -> None:
     """Build the config's embedded base (or reuse this home's copy or the cached build)."""
     from flows.stages import base_model_dir
     from hat_core.basemodel import read_manifest
@@ -75,7 +82,7 @@ def base_model(state, console: Console) -> None:
     out = state.home / "models" / f"base-{c.base_size}-seed{c.base_seed}"
     had, cached = out.is_dir(), _cached(c.base_size, c.base_seed)
     start = time.perf_counter()
-    path = base_model_dir(c.base_model, c.base_size, c.base_seed, state.home)
+    path = base_model_dir(c.base_model, c.base_size, c.base_seed, state.home, cache_root())
     took = time.perf_counter() - start
     manifest = read_manifest(path) or {}
     how = ("a model directory from the config" if c.base_model else
@@ -107,7 +114,7 @@ def _probe_line(probe: dict) -> str:
     return ", ".join(parts) or "not recorded"
 
 
-def submit(state, console: Console, name: str) -> None:
+def submit(state, console, name: str) -> None:
     """Store example week `name` as the next version of its line (idempotent)."""
     from db.engine import in_transaction
     from db.harness_repo import submit_harness
@@ -120,7 +127,7 @@ def submit(state, console: Console, name: str) -> None:
                   f"(hash {version.content_hash[:12]})")
 
 
-def run_retrain(state, console: Console, name: str) -> JobOutcome:
+def run_retrain(state, console, name: str) -> JobOutcome:
     """The `retrain` flow for stored week `name`, with live stage progress; the verdicts."""
     from flows.retrain import retrain
 
@@ -169,7 +176,7 @@ def _json_artifact(tracking, run_id: str, name: str) -> dict | None:
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def show_outcome(state, console: Console, outcome: JobOutcome) -> None:
+def show_outcome(state, console, outcome: JobOutcome) -> None:
     """Zero-shot verdict, gate table, challenger (or the failed gates), MLflow run ids."""
     job = outcome.job
     console.print(f"job {job.id} ({job.trigger}): [bold]{job.state}[/] - {job.reason}")
@@ -208,7 +215,7 @@ def _parent_run(state, outcome: JobOutcome) -> str:
     return run.data.tags.get("mlflow.parentRunId", "none")
 
 
-def _gate_table(console: Console, title: str, results: dict) -> None:
+def _gate_table(console, title: str, results: dict) -> None:
     gates = results.get("gates", {})
     if not gates:
         return
@@ -230,7 +237,7 @@ def _fmt(value) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def promote_champion(state, console: Console) -> None:
+def promote_champion(state, console) -> None:
     """Make the v1 candidate the champion of slot `ab` (`db.promotion.promote_slot`):
     the operator when its gates passed, else the admin with a stated override reason."""
     from db.promotion import promote_slot
@@ -248,7 +255,7 @@ def promote_champion(state, console: Console) -> None:
                   f"(by {actor}{', override: ' + reason if reason else ''})")
 
 
-def show_registry(state, console: Console) -> None:
+def show_registry(state, console) -> None:
     """Every registered version with its aliases, job and gate verdict."""
     client = state.tracking.client
     name = state.config.registry_name

@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import Terminal, long_command
 from hat_core.errors import ConfigError
 from hat_core.evaluation.jsonl import write_jsonl
 
@@ -185,13 +186,16 @@ def run(
     policy = _model(model, served_model, max_tokens)
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
     sink = _sink(bad_path, store, harness, h, model_version_id)
-    try:
-        with _progress_bar() as progress, use_profile(render_profile):
-            report = evaluate(policy, h, names, options, model_name=model,
-                              progress=progress, bad_cases=sink, gate=gate)
-    finally:
-        sink.close()
-    _finish(report, out, bad_path, sink, mlflow_uri, gate)
+    with long_command("eval") as term:
+        suites_shown = term.named_steps()
+        try:
+            with use_profile(render_profile):
+                report = evaluate(policy, h, names, options, model_name=model,
+                                  progress=suites_shown, bad_cases=sink, gate=gate)
+            suites_shown.finish()
+        finally:
+            sink.close()
+        _finish(term, report, out, bad_path, sink, mlflow_uri, gate)
 
 
 def judge_gate(config, override: str | None):
@@ -232,25 +236,28 @@ def _sink(path: Path, store: bool, harness_arg: str | None, harness, model_versi
     return TeeBadCaseSink([JsonlBadCaseSink(path), *sinks])
 
 
-def _finish(report, out: Path, bad_path: Path, sink, mlflow_uri: str | None, gate) -> None:
+def _finish(term: Terminal, report, out: Path, bad_path: Path, sink, mlflow_uri: str | None,
+            gate) -> None:
     from hat_core.evaluation.evaluate import write_cases
     from hat_core.evaluation.report import write_report
 
     json_path, md_path = write_report(report, out)
     cases_path = write_cases(report, out.with_suffix(".cases.jsonl"))
-    _summary_table(report)
+    _summary_table(term, report)
     n_bad = sink.sinks[0].count
     stored = sum(len(getattr(s, "ids", ())) for s in sink.sinks[1:])
-    typer.echo(f"bad cases: {n_bad} in {bad_path}" + (f", {stored} queued in the store"
-                                                       if len(sink.sinks) > 1 else ""))
+    term.print(f"bad cases: {n_bad} in {bad_path}" + (f", {stored} queued in the store"
+                                                       if len(sink.sinks) > 1 else ""),
+               highlight=False)
     uri = mlflow_uri or _configured_mlflow()
     if uri:
         from hat_core.evaluation.tracking import log_report
 
         run_id = log_report(report, uri=uri, artifacts=[json_path, md_path, cases_path],
                             params=gate.params())
-        typer.echo(f"mlflow run {run_id}")
-    typer.echo(f"wrote {json_path}, {md_path} and {cases_path}")
+        term.print(f"mlflow run {run_id}", highlight=False)
+        term.hint(f"MLflow UI: `mlflow ui --backend-store-uri {uri}`")
+    term.print(f"wrote {json_path}, {md_path} and {cases_path}", highlight=False)
 
 
 def _configured_mlflow() -> str | None:
@@ -283,8 +290,7 @@ def _progress_bar():
     return bar()
 
 
-def _summary_table(report) -> None:
-    from rich.console import Console
+def _summary_table(term: Terminal, report) -> None:
     from rich.table import Table
 
     table = Table(title=f"evaluation of {report.model}")
@@ -293,9 +299,10 @@ def _summary_table(report) -> None:
     for r in report.suites:
         for k, v in r.metrics.items():
             table.add_row(r.suite, k, f"{v:.3f}")
-    Console(width=100).print(table)
+    term.print(table)
     for r in report.suites:
-        typer.echo(f"{r.suite}: " + "  ".join(f"{k}={v:.3f}" for k, v in r.metrics.items()))
+        term.print(f"{r.suite}: " + "  ".join(f"{k}={v:.3f}" for k, v in r.metrics.items()),
+                   markup=False, highlight=False)
 
 
 @app.command("compare")

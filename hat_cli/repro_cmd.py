@@ -11,18 +11,18 @@ docs/results.md for what the table shows and what it costs.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from pathlib import Path
 
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import long_command
 from hat_core.errors import ConfigError
 from hat_core.repro.config import load_repro_config
 from hat_core.repro.report import markdown_table, merge_results, write_outputs
 from hat_core.repro.run import run_repro
+from hat_core.settings import load_settings
 
 CONFIGS = Path("examples") / "configs"
 
@@ -40,7 +40,7 @@ def repro(
                                                  "(default <work>/results)"),
     work: Path = typer.Option(Path("runs/repro"), "--work", help="models, data, MLflow store"),
     cache_dir: Path = typer.Option(None, "--cache-dir",
-                                   help="cache root (default $HAT_CACHE_DIR or ~/.cache/hat-ops)"),
+                                   help="cache root (default $HAT_CACHE_DIR, else HAT_HOME/cache)"),
     tracking_uri: str = typer.Option(None, "--tracking-uri", envvar="HAT_MLFLOW_TRACKING_URI",
                                      help="MLflow (default a SQLite store in --work)"),
 ) -> None:
@@ -55,11 +55,17 @@ def repro(
     settings = load_repro_config(path, overrides)  # before the work folder or MLflow
     work.mkdir(parents=True, exist_ok=True)
     uri = tracking_uri or f"sqlite:///{work.resolve()}/mlflow.db"
-    root = cache_dir or Path(os.environ.get("HAT_CACHE_DIR") or Path.home() / ".cache/hat-ops")
-    results = run_repro(settings, work, cache_dir=root / "base-models", tracking_uri=uri,
-                        log=_log)
-    results["mlflow_uri"] = uri
-    _write(results, out or work / "results")
+    root = cache_dir or load_settings().resolved_cache_dir()
+    with long_command("repro") as term:
+        def log(line: str) -> None:
+            term.print(f"[{time.strftime('%H:%M:%S')}] {line}", markup=False, highlight=False)
+
+        results = run_repro(settings, work, cache_dir=root / "base-models", tracking_uri=uri,
+                            log=log)
+        results["mlflow_uri"] = uri
+        _write(results, out or work / "results",
+               lambda text: term.print(text, markup=False, highlight=False))
+        term.hint(f"MLflow UI: `mlflow ui --backend-store-uri {uri}`")
 
 
 def _seeds(text: str) -> list[int]:
@@ -70,12 +76,8 @@ def _seeds(text: str) -> list[int]:
                           "e.g. 0,1,2") from None
 
 
-def _write(results: dict, out: Path) -> None:
+def _write(results: dict, out: Path, say=typer.echo) -> None:
     files = write_outputs(results, out)
-    typer.echo(markdown_table(results))
+    say(markdown_table(results))
     for name, file in files.items():
-        typer.echo(f"{name}: {file}")
-
-
-def _log(line: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+        say(f"{name}: {file}")

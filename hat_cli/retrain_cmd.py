@@ -18,14 +18,21 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import long_command
 from hat_core.settings import Settings, load_settings
 
 
+def prefect_home(settings: Settings) -> Path:
+    """Prefect's own state (its temporary server's database, profiles): `<HAT_HOME>/prefect`."""
+    return Path(settings.home).resolve() / "prefect"
+
+
 def prepare_prefect_env(settings: Settings) -> None:
-    """Point Prefect at the configured API and keep task results under the HAT home
-    (call before importing `flows`; explicit Prefect variables win)."""
+    """Point Prefect at the configured API and keep its home and task results under the HAT
+    home (call before importing `flows`; explicit Prefect variables win)."""
     if settings.prefect_api_url:
         os.environ.setdefault("PREFECT_API_URL", settings.prefect_api_url)
+    os.environ.setdefault("PREFECT_HOME", str(prefect_home(settings)))
     results = Path(settings.home).resolve() / "prefect-results"
     os.environ.setdefault("PREFECT_RESULTS_LOCAL_STORAGE_PATH", str(results))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -43,7 +50,6 @@ def what_it_builds(path: Path | None, config, home: Path) -> str:
     """The heads-up `hat retrain` prints first: the config, the base model it uses or builds
     (and how long a build takes), and the demo config for a quick run."""
     from flows.config import DEFAULT_CONFIG
-    from hat_cli.base_cmd import default_cache_dir
     from hat_core.basemodel import get_size
     from hat_core.basemodel.build import cache_entry, is_built
 
@@ -52,7 +58,7 @@ def what_it_builds(path: Path | None, config, home: Path) -> str:
         lines.append(f"base model: {config.base_model}")
     else:
         spec, seed = get_size(config.base_size), config.base_seed
-        entry = cache_entry(default_cache_dir() / "base-models", spec, seed)
+        entry = cache_entry(load_settings().resolved_cache_dir() / "base-models", spec, seed)
         built = any(is_built(p, spec, seed) for p in
                     (home / "models" / f"base-{spec.name}-seed{seed}", entry))
         lines.append(f"base model: the embedded `{spec.name}` (seed {seed}), " + (
@@ -63,6 +69,17 @@ def what_it_builds(path: Path | None, config, home: Path) -> str:
         lines.append(f"for a quick run: --config {DEMO_CONFIG} (the `test` base, a few steps "
                      "per stage, a few minutes)")
     return "\n".join(lines)
+
+
+def prefect_ui_hint(settings: Settings) -> str:
+    """Where to see the flow runs: the running server's UI, else how to start one on the
+    temporary server's database."""
+    api = os.environ.get("PREFECT_API_URL") or settings.prefect_api_url
+    if api:
+        return f"Prefect UI: {api.removesuffix('/').removesuffix('/api')}"
+    home = os.environ.get("PREFECT_HOME") or prefect_home(settings)
+    return (f"Prefect UI: `PREFECT_HOME={home} prefect server start`, then "
+            "http://127.0.0.1:4200 (the flow runs of this home)")
 
 
 @exits_on_error
@@ -82,9 +99,15 @@ def retrain(
     settings = load_settings()
     typer.echo(what_it_builds(config, loaded, Path(settings.home).resolve()), err=True)
     prepare_prefect_env(settings)
-    with prefect_api(Path(settings.home).resolve() / "prefect"):
-        from flows.retrain import retrain as retrain_flow
+    with long_command("retrain", stderr=True) as term:  # stdout: the verdict as JSON
+        with prefect_api(Path(settings.home).resolve() / "prefect"), \
+                term.stage(f"retrain flow for version {harness_version}") as shown:
+            from flows.retrain import retrain as retrain_flow
 
-        result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
-                              config_path=str(config) if config else None)
+            result = retrain_flow(harness_version=harness_version, line=line, trigger=trigger,
+                                  config_path=str(config) if config else None)
+            shown.done(outcome=result.get("outcome"), state=result.get("state"))
+        term.hint(f"MLflow UI: `mlflow ui --backend-store-uri "
+                  f"{settings.resolved_mlflow_uri()}`")
+        term.hint(prefect_ui_hint(settings))
     typer.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))

@@ -9,15 +9,14 @@ nothing is logged. A bad config exits 2 listing every problem and the valid opti
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import typer
 
 from hat_cli.errors import exits_on_error
+from hat_cli.terminal import Stage, Terminal, long_command
 from hat_core.config_file import apply_overrides, read_config
 from hat_core.errors import ConfigError, Problem
 from hat_core.settings import Settings, load_settings
@@ -66,18 +65,18 @@ def _from_settings(data: Mapping, settings: Settings) -> dict:
     return extra
 
 
-def _progress(json_out: bool):
+LABELS = {"sft": "HSA-SFT", "opd": "General OPD", "rl": "HSA-RL"}
+
+
+def _progress(term: Terminal, shown: Stage):
+    """The stage's events on its progress display: step, loss, mean rewards."""
     def show(event: str, info: dict) -> None:
-        if json_out:
-            return
         if event == "step" and "loss" in info:
             rewards = {k.split("/")[1]: v for k, v in info.items()
                        if k.startswith("rewards/") and k.endswith("/mean")}
-            extra = " ".join(f"{k} {v:.3f}" for k, v in rewards.items())
-            typer.echo(f"step {info['step']}/{info['max_steps']} loss {info['loss']:.4f} {extra}",
-                       err=True)
+            shown.update(info["step"], info["max_steps"], loss=info["loss"], **rewards)
         elif event == "probe":
-            typer.echo("probe: running the regression probe", err=True)
+            term.print("probe: running the regression probe")
 
     return show
 
@@ -85,29 +84,38 @@ def _progress(json_out: bool):
 def _run(stage: str, config: Path, base, output_dir, max_steps, resume, tracking_uri, sets,
          json_out: bool) -> None:
     cfg = _load(stage, config, _overrides(base, output_dir, max_steps, tracking_uri, sets))
-    from hat_core.training import run_stage_named
+    with long_command(f"train-{stage}", stderr=json_out) as term:
+        from hat_core.training import run_stage_named
 
-    # The trainers print their log records; keep stdout for the result alone.
-    with contextlib.redirect_stdout(sys.stderr):
-        result = run_stage_named(stage, cfg, resume=resume, progress=_progress(json_out))
+        with term.stage(LABELS[stage], total=cfg.max_steps) as shown:
+            result = run_stage_named(stage, cfg, resume=resume, progress=_progress(term, shown))
+            shown.done(steps=result.steps, train_loss=result.metrics.get("train_loss"))
+        if not json_out:
+            _report(term, stage, result)
+        if result.run_id:
+            term.hint(f"MLflow UI: `mlflow ui --backend-store-uri {cfg.tracking.uri}`")
     if json_out:
         typer.echo(json.dumps(result.to_dict() | {"history": len(result.history)},
                               ensure_ascii=False, default=str))
-        return
-    typer.echo(f"{stage}: {result.steps} steps -> {result.output_dir}"
-               + (f" (resumed from {result.resumed_from})" if result.resumed_from else ""))
-    typer.echo(f"  train_loss {result.metrics.get('train_loss', float('nan')):.4f}, "
-               f"{result.metrics.get('wall_seconds')} s")
+
+
+def _report(term: Terminal, stage: str, result) -> None:
+    term.print(f"{stage}: {result.steps} steps -> {result.output_dir}"
+               + (f" (resumed from {result.resumed_from})" if result.resumed_from else ""),
+               highlight=False)
+    term.print(f"  train_loss {result.metrics.get('train_loss', float('nan')):.4f}, "
+               f"{result.metrics.get('wall_seconds')} s", highlight=False)
     if result.probe:
         p = result.probe
-        typer.echo(f"  probe: T1 pass {p['t1_pass_rate']:.0%} ({p['t1_episodes']} episodes), "
-                   f"IFE-P {p['ifeval_prompt_strict']:.0%} ({p['ifeval_prompts']} prompts)")
+        term.print(f"  probe: T1 pass {p['t1_pass_rate']:.0%} ({p['t1_episodes']} episodes), "
+                   f"IFE-P {p['ifeval_prompt_strict']:.0%} ({p['ifeval_prompts']} prompts)",
+                   highlight=False)
     if "flat_groups" in result.extra:
         e = result.extra
-        typer.echo(f"  flat groups (no signal): {e['flat_groups']}/{e['groups']} "
-                   f"({e['flat_group_share']:.0%})")
+        term.print(f"  flat groups (no signal): {e['flat_groups']}/{e['groups']} "
+                   f"({e['flat_group_share']:.0%})", highlight=False)
     if result.run_id:
-        typer.echo(f"  mlflow run {result.run_id}")
+        term.print(f"  mlflow run {result.run_id}", highlight=False)
 
 
 CONFIG = typer.Option(..., "--config", "-c", exists=False, help="stage YAML config")

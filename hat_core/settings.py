@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     prefect_api_url: str | None = Field(
         default=None, description="Prefect API; default a local/ephemeral API"
     )
+    cache_dir: Path | None = Field(
+        default=None, description="cache of built base models; default `cache/` under home"
+    )
     base_model: Path | None = Field(
         default=None, description="base model directory; default the embedded tiny model"
     )
@@ -51,6 +54,11 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.home / 'hat.db').resolve()}"
+
+    def resolved_cache_dir(self) -> Path:
+        """The configured cache root, or `cache/` under `home` (base models in its
+        `base-models/`), so that removing the home resets everything a run wrote."""
+        return self.cache_dir or self.home / "cache"
 
     def resolved_mlflow_uri(self) -> str:
         """The configured MLflow URI, or a local SQLite store under `home`."""

@@ -228,10 +228,11 @@ def run_stage(stage: str, trainer, tokenizer, config: StageConfig, *, resume: bo
         tracking.start(config, dataset_hashes)
     for callback in callbacks(tracking, progress, cpu=trainer.args.use_cpu):
         trainer.add_callback(callback)
-    if progress is not None:  # the caller shows progress; drop TRL's raw log-dict printing
-        from transformers import PrinterCallback
+    # the caller shows progress (or nothing): never print the raw log dicts, which
+    # transformers' PrinterCallback does whenever tqdm is off (`disable_tqdm=True`)
+    from transformers import PrinterCallback
 
-        trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(PrinterCallback)
     try:
         started = time.perf_counter()
         output, resumed_from = train(trainer, config, resume)

@@ -1,8 +1,8 @@
-"""`hat demo --no-ui` tells the whole story as a new user would meet it: a fresh HAT_HOME and
-Prefect home, the real SQLite store, MLflow store and Prefect engine (its temporary local
-server), and it can be re-run. The `test`-size base (built once into the usual cache, like
-the flow tests) and a few steps per stage (`demo_retrain_test.yaml`) keep it to minutes on
-2 cores: marked `slow`, CI runs it."""
+"""`hat demo --no-ui` tells the whole story as a new user would meet it: a fresh HAT_HOME (and
+so a fresh Prefect home), an empty home folder, output piped, the real SQLite store, MLflow
+store and Prefect engine (its temporary local server), and it can be re-run. The `test`-size
+base (built once into pytest's cache, `HAT_CACHE_DIR`) and a few steps per stage
+(`demo_retrain_test.yaml`) keep it to minutes on 2 cores: marked `slow`, CI runs it."""
 
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ REGISTRY = "hat-agent"
 GATES = {"t1", "t2", "ife_p", "bad_case_rate", "latency"}
 
 
-def run_demo(tmp: Path) -> subprocess.CompletedProcess:
-    drop = ("HAT_DATABASE_URL", "HAT_MLFLOW_TRACKING_URI", "HAT_PREFECT_API_URL",
-            "PREFECT_API_URL", "PREFECT_RESULTS_LOCAL_STORAGE_PATH")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(HAT_HOME=str(tmp / ".hat"), PREFECT_HOME=str(tmp / "prefect"), COLUMNS="200",
+def run_demo(tmp: Path, cache: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HAT_", "PREFECT_")) and k != "COLUMNS"}
+    (tmp / "user").mkdir(exist_ok=True)
+    env.update(HAT_HOME=str(tmp / ".hat"), HOME=str(tmp / "user"), HAT_CACHE_DIR=str(cache),
                PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
     command = [sys.executable, "-c", "from hat_cli.main import app; app()", "demo", "--no-ui",
                "--episodes", "15", "--config", str(CONFIG)]
@@ -43,9 +43,15 @@ def run_demo(tmp: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def story(tmp_path_factory) -> tuple[Path, str]:
+def cache(pytestconfig) -> Path:
+    return Path(pytestconfig.cache.mkdir("hat-demo-cache"))
+
+
+@pytest.fixture(scope="module")
+def story(tmp_path_factory, cache) -> tuple[Path, str]:
     tmp = tmp_path_factory.mktemp("demo")
-    return tmp, run_demo(tmp).stdout
+    done = run_demo(tmp, cache)
+    return tmp, done.stdout + done.stderr
 
 
 def sessions(tmp: Path):
@@ -119,9 +125,34 @@ def test_the_closing_table_names_artefacts_that_exist(story):
     assert "hat demo: steps" in out and "console logins: viewer / reviewer" in out
 
 
-def test_a_rerun_finds_everything_handled(story):
+def test_the_terminal_tells_the_story_without_library_chatter(story):
+    tmp, out = story
+    noise = ("{'loss'", "{'train_runtime'", " INFO ", "| INFO", "| WARNING", "FutureWarning",
+             "Creating initial MLflow database tables", "ephemeral docs site",
+             "Concurrency limits", "gradient_checkpointing", "Token indices sequence length")
+    assert [n for n in noise if n in out] == []
+    # piped: a long line stays one line
+    assert ("a model that memorised v1's names breaks when the harness changes: this is what "
+            "harness-aware training fixes") in out.splitlines()
+    logs = list((tmp / ".hat" / "logs").glob("demo-*.log"))
+    assert len(logs) == 1 and f"library logs: {logs[0]}" in out
+    assert "ephemeral docs site" in logs[0].read_text(encoding="utf-8")  # GE's line, kept there
+    uri = f"sqlite:///{tmp / '.hat' / 'mlflow.db'}"
+    assert f"next: MLflow UI: `mlflow ui --backend-store-uri {uri}`" in out
+    assert f"next: Prefect UI: `PREFECT_HOME={tmp / '.hat' / 'prefect'} prefect server start`" \
+        in out
+
+
+def test_the_demo_writes_under_hat_home_only(story):
     tmp, _ = story
-    again = run_demo(tmp).stdout
+    assert sorted(p.name for p in (tmp / "user").iterdir()) == []   # no ~/.prefect, ~/.cache
+    assert (tmp / ".hat" / "prefect" / "prefect.db").is_file()
+    assert (tmp / ".hat" / "prefect-results").is_dir()
+
+
+def test_a_rerun_finds_everything_handled(story, cache):
+    tmp, _ = story
+    again = run_demo(tmp, cache).stdout
     assert "was already handled (succeeded)" in again
     assert "base model (already in this home" in again
     with sessions(tmp)() as s:

@@ -31,3 +31,13 @@ def test_the_demo_default_is_the_demo_config():
 
     assert DemoState(episodes=15, seed=0).config_path == DEMO_CONFIG
     assert load_retrain_config(DEMO_CONFIG).base_size == "test"
+
+
+@pytest.mark.parametrize("name", ["retrain_tiny.yaml", "retrain_gpu.yaml"])
+def test_the_other_retrain_configs_load_and_their_stages_validate(name):
+    config = load_retrain_config(DEMO_CONFIG.with_name(name))
+    if config.base_model is None:
+        get_size(config.base_size)
+    for stage in ("sft", "opd", "rl"):
+        data = {**JOB_INPUTS[stage], **getattr(config, stage), "base": "b", "output_dir": "o"}
+        build_stage_config(stage, data, check_paths=False)

@@ -98,3 +98,34 @@ def test_options_override_sets_and_unset_options_keep_them():
     assert got == {"base": "models/x", "lora.enabled": "true", "output_dir": "out",
                    "max_steps": 3}
     assert _overrides(Path("b"), None, None, None, ["base=models/x"])["base"] == "b"
+
+
+NOISE = ("{'loss'", "{'train_runtime'", " INFO ", "| INFO", "| WARNING", "FutureWarning",
+         "gradient_checkpointing", "Token indices sequence length")
+
+
+def test_a_piped_training_run_shows_progress_not_library_chatter(base_model, sft_file, tmp_path):
+    """`hat train sft` as a user runs it, piped: the stage's progress and result, no raw log
+    dicts or library lines; those go to the log file under HAT_HOME, and nothing is written
+    under the (temporary) home folder."""
+    home, hat_home = tmp_path / "user", tmp_path / ".hat"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HAT_", "PREFECT_"))}
+    env.update(HOME=str(home), HAT_HOME=str(hat_home), PYTHONPATH=str(ROOT))
+    env.pop("COLUMNS", None)
+    done = subprocess.run(_hat() + [
+        "train", "sft", "--config", str(CONFIGS / "sft_tiny.yaml"), "--base", str(base_model),
+        "--output-dir", str(tmp_path / "sft"), "--max-steps", "2", "--set", "logging_steps=1",
+        "--set", f"dataset={sft_file}", "--set", "probe.enabled=false",
+        "--set", "max_length=768", "--set", "num_threads=1",
+        "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    shown = done.stdout + done.stderr
+    assert done.returncode == 0, shown[-3000:]
+    assert [n for n in NOISE if n in shown] == []
+    assert "done HSA-SFT (" in shown and "sft: 2 steps -> " in shown
+    logs = list((hat_home / "logs").glob("train-sft-*.log"))
+    assert len(logs) == 1 and f"library logs: {logs[0]}" in shown
+    assert "mlflow" in logs[0].read_text(encoding="utf-8").lower()   # the library's records
+    assert f"mlflow ui --backend-store-uri sqlite:///{tmp_path / 'mlflow.db'}" in shown
+    assert sorted(p.name for p in home.iterdir()) == []
