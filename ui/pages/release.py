@@ -92,29 +92,6 @@ if st.button("Show the MLflow aliases", key="show_aliases") and view.champion is
     except HatError as exc:
         st.warning(exc.report())
 
-st.markdown("#### Live A/B experiment")
-live = store.read(lambda s: live_experiment(s, slot=SLOT))
-if live is None:
-    st.info("No experiment yet: `hat gateway` (or `hat serve`) starts one, or "
-            "`hat ab experiment create NAME --split S`.")
-else:
-    e = live.experiment
-    st.caption(f"{plain(e.name)} (id {e.id}): control serves A, treatment serves B; split "
-               f"{1 - e.treatment_share:.0%} / {e.treatment_share:.0%}. A promotion or "
-               "rollback here reaches the gateway within seconds.")
-    st.dataframe([{"arm": c.arm, "users": c.users, "requests": c.requests,
-                   "failed requests": c.errors} for c in live.counts],
-                 hide_index=True, width="stretch")
-    if live.srm is None:
-        st.caption("SRM: not yet (both arms need users)")
-    elif live.srm.mismatch:
-        st.error(f"Sample ratio mismatch: p = {live.srm.p_value:.2g} (control share "
-                 f"{live.srm.observed_control_share:.3f}, expected "
-                 f"{live.srm.expected_control_share:.3f}); no lift is trustworthy.")
-    else:
-        st.caption(f"SRM ok: p = {live.srm.p_value:.2g}. The analysis: "
-                   f"`hat ab analyze --experiment {e.id}`.")
-
 st.markdown("#### Candidates and their gates")
 candidates = store.read(lambda s: models_page(s, before_id=cursor("candidates"), limit=PAGE))
 st.dataframe([{"model": f"{c.model.registry_name} v{c.model.version}"
@@ -167,3 +144,26 @@ audit = store.read(lambda s: list_audit(s, entity="slot", entity_id=SLOT, limit=
 st.dataframe([{"at": f"{e.created_at:%Y-%m-%d %H:%M}", "actor": e.actor, "action": e.action,
                "before": e.before, "after": e.after} for e in audit],
              hide_index=True, width="stretch")
+
+st.markdown("#### Live A/B experiment")
+live = store.read(lambda s: live_experiment(s, slot=SLOT))
+if live is None:
+    st.info("No experiment yet: `hat gateway` (or `hat serve`) starts one, or "
+            "`hat ab experiment create NAME --split S`.")
+else:
+    e = live.experiment
+    st.caption(f"{plain(e.name)} (id {e.id}): control serves A, treatment serves B; split "
+               f"{1 - e.treatment_share:.0%} / {e.treatment_share:.0%}. A promotion or "
+               "rollback here reaches the gateway within seconds.")
+    st.dataframe([{"arm": c.arm, "users": c.users, "requests": c.requests,
+                   "failed requests": c.errors} for c in live.counts],
+                 hide_index=True, width="stretch")
+    if live.srm is None:
+        st.caption("SRM: not yet (both arms need users)")
+    elif live.srm.mismatch:
+        st.error(f"Sample ratio mismatch: p = {live.srm.p_value:.2g} (control share "
+                 f"{live.srm.observed_control_share:.3f}, expected "
+                 f"{live.srm.expected_control_share:.3f}); no lift is trustworthy.")
+    else:
+        st.caption(f"SRM ok: p = {live.srm.p_value:.2g}. The analysis: "
+                   f"`hat ab analyze --experiment {e.id}`.")
