@@ -146,7 +146,10 @@ def reach(store, version_id, stage, wait, work, proc, workers, timeout=600) -> N
         if proc.poll() is not None:
             raise AssertionError(f"the worker ended early ({proc.returncode}):\n{workers.log()}")
         jobs = [the_job(store, version_id)] if _has_job(store, version_id) else []
-        if jobs and order.index(jobs[0].stage or "") >= order.index(stage):
+        # running: this worker has claimed the job (a resumed job keeps the stage it reached
+        # before, so the stage alone would let a stop land before the claim)
+        if jobs and jobs[0].state == "running" and \
+                order.index(jobs[0].stage or "") >= order.index(stage):
             break
         time.sleep(0.2)
     else:
