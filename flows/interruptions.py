@@ -82,12 +82,15 @@ class JobLease:
         self._thread = threading.Thread(target=self._beat, name=f"lease-{job_id}", daemon=True)
 
     def __enter__(self) -> JobLease:
+        self._sigint = _python_sigint_handler()
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+        if self._sigint is not None:
+            signal.signal(signal.SIGINT, self._sigint)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.period):
@@ -102,3 +105,15 @@ class JobLease:
                 if not self._stop.is_set():  # the body still runs: stop it
                     _thread.interrupt_main()
                 return
+
+
+def _python_sigint_handler():
+    """Make sure SIGINT reaches Python while the lease runs: `_thread.interrupt_main` does
+    nothing while SIGINT is ignored or left to the OS (a parent may start the process that
+    way). The previous handler to put back, or None when nothing changed (or this is not the
+    main thread, where handlers cannot be set)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if callable(previous) or threading.current_thread() is not threading.main_thread():
+        return None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return previous

@@ -51,3 +51,24 @@ def test_a_lease_taken_away_interrupts_the_run(store):
             time.sleep(0.1)
     assert lease.lost.is_set()
     assert interruption_cause(KeyboardInterrupt(), lease).startswith("lease lost")
+
+
+def test_a_lease_interrupts_even_where_sigint_was_ignored(store):
+    """A process started with SIGINT ignored (so `interrupt_main` alone would do nothing)."""
+    import signal
+
+    version = submit_variant(store, 1)
+    job = in_transaction(store, lambda s: claim_job(
+        s, harness_version_id=version.id, trigger="harness-change", owner="me",
+        lease=timedelta(minutes=5))).job
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt), JobLease(store, job.id, "me", lease_s=0.4):
+            in_transaction(store, lambda s: finish_job(s, job_id=job.id, to="failed",
+                                                       reason="someone else"))
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # put back as it was
+    finally:
+        signal.signal(signal.SIGINT, previous)
