@@ -14,21 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "harnesses"
 
 
-@pytest.fixture(autouse=True)
-def _signal_handlers() -> Iterator[None]:
-    """Every test starts and ends with the process's SIGINT and SIGTERM handlers as they were:
-    a command run in-process may install its own (a hat command turns SIGTERM into Ctrl-C, a
-    shutdown ignores both), and a test after it must not inherit them (a lease's heartbeat
-    interrupts the main thread through SIGINT, which does nothing while it is ignored)."""
-    import signal
-
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    yield
-    for sig, handler in saved.items():
-        if handler is not None and signal.getsignal(sig) is not handler:
-            signal.signal(sig, handler)
-
-
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return EXAMPLES
