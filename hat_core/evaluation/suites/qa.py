@@ -7,8 +7,8 @@
 share of each scenario kind the harness adds, e.g. `bundle` under v3) under the harness as
 given; `t2` plays the same scenarios under `variants` HSA variants from the held-out pool
 (`HsaConfig(pool="heldout")`: names, templates and wordings no training variant uses), each
-with its rename map bound in the simulator. A case passes when the judge finds no failure (the rule judge,
-or the `judge` passed in: `hat_core.evaluation.judging`). Headline
+with its rename map bound in the simulator. A case passes when the judge finds no failure
+(the rule judge, or the `judge` passed in: `hat_core.evaluation.judging`). Headline
 metric `pass_rate` (the paper's T1/T2 scores are the same share, times 100), also reported
 as `accuracy` (the key `hat_core.release.gates` reads) with `bad_case_rate` = 1 - pass rate; `t2`
 also reports `t1_pass_rate` and `gap` = T1 - T2 (it plays T1 itself unless given
