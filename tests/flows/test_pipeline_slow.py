@@ -188,7 +188,8 @@ def test_a_week_that_adds_a_skill_is_judged_on_what_is_new(prefect_harness, stor
         harness = load_harness(ROOT / "examples" / "harnesses" / f"{week}.yaml")
         return in_transaction(store, lambda s: submit_harness(s, harness=harness, author="ann"))
 
-    config = job_config(tmp_path, registry_name, eval={"new_cases": 2})
+    # two whole retrains back to back: a lease long enough for a loaded machine
+    config = job_config(tmp_path, registry_name, eval={"new_cases": 2}, job_lease_s=300)
     first = retrain(harness_version=submit("v2").number, config_path=config)
     assert "new" not in first["gates"]["gates"]                     # nothing new: no check
     add_role(store, "ada", "admin")
