@@ -173,6 +173,7 @@ def wait_for(condition, proc: subprocess.Popen, timeout: float) -> None:
     raise AssertionError("timed out waiting for the flow to reach SFT")
 
 
+@pytest.mark.timeout(2400)  # two whole retrains: a loaded 2-core machine took 15 min for one
 def test_a_week_that_adds_a_skill_is_judged_on_what_is_new(prefect_harness, store, hat_env,
                                                             mlflow_uri, tmp_path,
                                                             registry_name):
