@@ -33,7 +33,12 @@ from typing import Any
 from hat_core.config_file import MERGE, build_config, read_mapping
 from hat_core.errors import Problem
 from hat_core.evaluation.errors import EvalInputError
-from hat_core.release.evidence import outcome_of, paired_evidence, rate
+from hat_core.release.evidence import (
+    non_inferiority_evidence,
+    outcome_of,
+    paired_evidence,
+    rate,
+)
 from hat_core.release.verdict import FAILED, INCONCLUSIVE, PASSED, VERDICTS
 
 GATE_NAMES = ("t1", "t2", "ife_p", "bad_case_rate", "latency")
@@ -60,6 +65,7 @@ class GateConfig:
     require_latency: bool = True
     zero_shot_min_t1: float = 0.0
     zero_shot_min_t2: float = 0.0
+    zero_shot_margin: float = 0.05  # the zero-shot check: the most the new harness may cost
     metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS), metadata=MERGE)
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,7 +153,7 @@ def load_gate_config(path: str | Path) -> GateConfig:
 
 def _value_problems(config: GateConfig, where: str) -> list[Problem]:
     shares = ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
-              "zero_shot_min_t1", "zero_shot_min_t2")
+              "zero_shot_min_t1", "zero_shot_min_t2", "zero_shot_margin")
     problems = [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
                 for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
     if config.min_cases < 1:
@@ -186,20 +192,36 @@ def evaluate_gates(
 
 def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig) -> GateResults:
     """Does the live model cope with a new harness? Its per-case rows on the new harness
-    against its own reference rows (the cases of its registration's evaluation), paired, with
-    the same tolerances and limits (its weights, hence IFE-P and latency, are unchanged): T1,
-    T2 and the bad-case rate. When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on
-    the new harness at least at those floors: a live model that scores as badly on the new
-    harness as on the old one does not cope either. Only `passed` means "no retrain needed"."""
-    checks = [
-        _paired("t1", current, reference, config.t1_tolerance, config),
-        _paired("t2", current, reference, config.t2_tolerance, config),
-        _paired("bad_case_rate", current, reference, config.bad_case_tolerance, config),
-    ]
+    against its own reference rows (the cases of its registration's evaluation), paired, as a
+    non-inferiority test (`hat_core.release.evidence.non_inferiority_evidence`): T1, T2 and
+    the bad-case rate each pass when the interval of the change lies above
+    -`zero_shot_margin`, fail when it lies below, and are inconclusive otherwise (and at 0
+    against 0). When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on the new harness
+    at least at those floors: a live model that scores as badly on the new harness as on the
+    old one does not cope either. Only `passed` means "no retrain needed"."""
+    checks = [_non_inferior(name, current, reference, config)
+              for name in ("t1", "t2", "bad_case_rate")]
     for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
         if floor > 0:
             checks.append(_at_least(name, current, floor, config))
     return GateResults(tuple(checks))
+
+
+def _non_inferior(name: str, current: Rows, reference: Rows | None,
+                  config: GateConfig) -> GateCheck:
+    key = config.metrics[name]
+    value, why = _measured(current, key)
+    if value is None:
+        return GateCheck(name, False, None, None, f"new harness: {why}", FAILED)
+    ref, why = _measured(reference, key)
+    if ref is None:
+        return GateCheck(name, False, value, None, f"reference: {why}; nothing to pair with",
+                         INCONCLUSIVE)
+    ev = non_inferiority_evidence(current, reference or (), outcome_of(key),
+                                  margin=config.zero_shot_margin, min_cases=config.min_cases,
+                                  alpha=config.alpha)
+    return GateCheck(name, ev.verdict == PASSED, value, ref, ev.reason, ev.verdict,
+                     ev.to_dict())
 
 
 def _measured(rows: Rows | None, key: str) -> tuple[float | None, str]:

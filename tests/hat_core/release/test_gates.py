@@ -153,18 +153,34 @@ def test_zero_shot_pairs_the_new_harness_with_the_reference_cases():
     zero = model([False] * N)
     results = evaluate_zero_shot(zero, zero, CONFIG)
     assert [c.name for c in results.checks] == ["t1", "t2", "bad_case_rate"]
-    assert results.verdict == "inconclusive"
+    assert results.verdict == "inconclusive"  # 0 against 0 shows nothing, at any margin
+    assert "0 against 0" in results.checks[0].reason
+    wide = GateConfig(zero_shot_margin=0.5)
+    assert evaluate_zero_shot(zero, zero, wide).verdict == "inconclusive"
     a, b = outcomes(both=20, only_a=0, only_b=0)
+    # identical on 40 cases: the interval of the change is about +-0.066, so it copes
+    # within a 0.10 margin but is no evidence for the default 0.05
     same = evaluate_zero_shot(model(a), model(b), CONFIG)
-    assert same.verdict == "inconclusive"  # identical on 40 cases is no evidence of coping
+    assert same.verdict == "inconclusive" and "straddles -0.05" in same.checks[0].reason
+    tenth = GateConfig(zero_shot_margin=0.10)
+    assert evaluate_zero_shot(model(a), model(b), tenth).passed
+    evidence = evaluate_zero_shot(model(a), model(b), tenth).checks[0].evidence
+    assert evidence["test"] == "non-inferiority (Bonett-Price), margin 0.1"
+    assert evidence["diff_interval"][0] == pytest.approx(-evidence["diff_interval"][1])
     worse_a, worse_b = outcomes(both=10, only_a=12, only_b=0)
     broke = evaluate_zero_shot(model(worse_b), model(worse_a), CONFIG)
     assert broke.verdict == "failed" and broke.failed == ("t1", "t2", "bad_case_rate")
+    assert "lies below -0.05" in broke.checks[0].reason
+    # the bad-case rate's interval is the change of the bad cases: the other way round
+    t1, bad = broke.checks[0].evidence, broke.checks[2].evidence
+    assert bad["diff_interval"] == pytest.approx([-x for x in reversed(t1["diff_interval"])])
     better = evaluate_zero_shot(model(outcomes(10, 0, 12)[1]), model(outcomes(10, 0, 12)[0]),
                                 CONFIG)
     assert better.passed
     no_reference = evaluate_zero_shot(model(a), None, CONFIG)
     assert no_reference.verdict == "inconclusive"
+    few = evaluate_zero_shot(model(a), model(b), GateConfig(min_cases=41, zero_shot_margin=0.1))
+    assert few.verdict == "inconclusive" and "too few cases" in few.checks[0].reason
 
 
 def test_zero_shot_floors_fail_a_model_that_scores_low_on_both_harnesses():
