@@ -323,13 +323,16 @@ class _Job:
         champ_dir = champion["model_dir"] if champion else base
         champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / CHAMPION_REPORT), ev,
                          gate)
-        if champion:  # the base model's cases, for IFE-P (without a champion: champ's)
+        # IFE-P's reference: the base model's cases (without a champion, champ's are the
+        # base's), or with `gates.ife_p_reference: champion` the live champion's
+        by_base = bool(champion) and self.config.gates.ife_p_reference == "base"
+        if by_base:
             evaluate(base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
         self.reach("latency")
         fast = latency(candidate, self.harness_json, self.config.latency,
                        str(run / "latency.json"))
         champ_rows = read_case_rows(run / CHAMPION_REPORT)
-        base_rows = read_case_rows(run / "base.json") if champion else champ_rows
+        base_rows = read_case_rows(run / "base.json") if by_base else champ_rows
         gates = evaluate_gates(read_case_rows(run / CANDIDATE_REPORT), champ_rows, base_rows,
                                fast, self.config.gates)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \

@@ -19,16 +19,17 @@ the difference). The verdict, in this order:
 3. significantly better: passed; significantly worse by no more than `tolerance`: passed
    (what the tolerance allows); significantly worse beyond it: failed.
 
-The zero-shot check asks another question, "does the live model still cope on the new
-harness?", so it reads the same pairs as a non-inferiority test (`non_inferiority_evidence`):
-the Bonett-Price interval of the change (new - reference, `hat_core.evaluation.call_metrics.
-paired_difference_interval`) against a `margin`:
+That superiority rule (`paired_evidence`) answers "is it better?". The blessing gates and the
+zero-shot check ask "is it not worse by more than a margin?", so they read the same pairs as
+a non-inferiority test (`non_inferiority_evidence`): the Bonett-Price interval of the change
+(`hat_core.evaluation.call_metrics.paired_difference_interval`) against the `margin`:
 
-1. fewer than `min_cases` paired cases, or a model that got no case right on either harness
-   (0 against 0): inconclusive;
-2. the whole interval above -margin: passed (the new harness costs less than the margin);
-3. the whole interval below -margin: failed (it costs more);
-4. otherwise inconclusive (too little evidence either way; the check retrains).
+1. fewer than `min_cases` paired cases, or no case right on either side (0 against 0):
+   inconclusive;
+2. the whole interval above -margin: passed (it loses less than the margin);
+3. the whole interval below -margin, or a loss that is significant (McNemar's p < alpha) and
+   beyond the margin: failed;
+4. otherwise inconclusive (too little evidence either way).
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def paired_evidence(candidate: Sequence[Mapping], reference: Sequence[Mapping],
 
 def non_inferiority_evidence(current: Sequence[Mapping], reference: Sequence[Mapping],
                             outcome: Outcome, *, margin: float, min_cases: int,
-                            alpha: float) -> Evidence:
+                            alpha: float, who: str = "the candidate") -> Evidence:
     """Is `current` (the live model on a new harness) at most `margin` below `reference` (its
     own cases on the old one)? The verdict of the module docstring's second list."""
     from hat_core.evaluation.call_metrics import paired_difference_interval
@@ -180,29 +181,33 @@ def non_inferiority_evidence(current: Sequence[Mapping], reference: Sequence[Map
     if outcome.inverse:  # a bad-case rate: its change is the opposite of the good cases'
         c, r = 1.0 - c, 1.0 - r
     verdict, why = _non_inferior(n=cmp.n, any_good=cmp.a + cmp.b > 0, low=lo, high=hi,
-                                 margin=margin, min_cases=min_cases, alpha=alpha)
-    reason = (f"{outcome.key} {c:.3f} vs {r:.3f} on {cmp.n} paired cases (good only on the "
-              f"new harness: {cmp.b_only}, only on the reference: {cmp.a_only}; change of the "
-              f"good cases {cmp.diff:+.3f}, {100 * (1 - alpha):.0f}% interval {lo:+.3f} to "
-              f"{hi:+.3f}): {why}")
+                                 gain=cmp.diff, p_value=cmp.p_value, margin=margin,
+                                 min_cases=min_cases, alpha=alpha)
+    reason = (f"{outcome.key} {c:.3f} vs {r:.3f} on {cmp.n} paired cases (good only for "
+              f"{who}: {cmp.b_only}, only for the reference: {cmp.a_only}; McNemar p = "
+              f"{cmp.p_value:.3g}; change of the good cases {cmp.diff:+.3f}, "
+              f"{100 * (1 - alpha):.0f}% interval {lo:+.3f} to {hi:+.3f}): {why}")
     interval = (-hi, -lo) if outcome.inverse else (lo, hi)
     return Evidence(verdict, reason, cmp.n, c, r, cmp.b_only, cmp.a_only, cmp.p_value,
                     interval, test=f"non-inferiority (Bonett-Price), margin {margin}", **limits)
 
 
-def _non_inferior(*, n: int, any_good: bool, low: float, high: float, margin: float,
-                  min_cases: int, alpha: float) -> tuple[str, str]:
+def _non_inferior(*, n: int, any_good: bool, low: float, high: float, gain: float,
+                  p_value: float, margin: float, min_cases: int,
+                  alpha: float) -> tuple[str, str]:
     if n < min_cases:
         return INCONCLUSIVE, f"too few cases: {n} < min_cases {min_cases}"
     if not any_good:
-        return INCONCLUSIVE, ("0 against 0: no case right on either harness, nothing shows "
-                              "the model copes")
+        return INCONCLUSIVE, ("0 against 0: no case right on either side, nothing shows it "
+                              "is not worse")
     if low > -margin:
         return PASSED, f"the interval lies above -{margin}: it loses less than the margin"
-    if high < -margin:
-        return FAILED, f"the interval lies below -{margin}: it loses more than the margin"
+    if high < -margin or (p_value < alpha and gain < -margin):
+        return FAILED, (f"it loses more than the margin {margin} (the interval lies below "
+                        f"-{margin}, or the loss is significant at alpha {alpha} and beyond "
+                        "it)")
     return INCONCLUSIVE, (f"the interval straddles -{margin}: too little evidence that it "
-                          "copes (or that it does not)")
+                          "loses less than the margin (or more)")
 
 
 def decide(*, n: int, discordant: int, gain: float, p_value: float, tolerance: float,

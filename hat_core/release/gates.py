@@ -2,14 +2,17 @@
 
 Pure: per-case rows in, verdicts out. Each quality gate compares the candidate with a
 reference on the same cases, paired (`hat_core.release.evidence`): T1, T2 and the bad-case
-rate against the champion, IFE-P against the base model. A gate's verdict is `passed`,
-`failed` or `inconclusive`: too few cases (`min_cases`), or McNemar's p >= `alpha` (0
-against 0 among them), is inconclusive, never passed; a significant gain passes, a
-significant loss fails beyond the gate's tolerance. The latency gate passes when the profile
-passed. The candidate's verdict is failed if any gate failed, else inconclusive if any gate
-was, else passed; only a passed candidate becomes the challenger, and promoting any other
-needs an admin's override with a reason (`hat_core.release.rules`). Every threshold lives in
-`GateConfig` (`examples/configs/gates.yaml`).
+rate against the champion, IFE-P against the base model. Each is a non-inferiority test: the
+Bonett-Price 95% interval of the change (candidate - reference) passes when it lies above
+-tolerance (the gate's margin), fails when the candidate loses more (the interval below it,
+or a loss significant by McNemar's test and beyond it), and is inconclusive otherwise: too
+few cases (`min_cases`), 0 against 0, or an interval that straddles the margin. So a
+candidate passes where it is shown to lose less than the tolerance, a significant gain
+included; with the default 0.02 that takes hundreds of cases. The latency gate passes when the
+profile passed. The candidate's verdict is failed if any gate failed, else inconclusive if any
+gate was, else passed; only a passed candidate becomes the challenger, and promoting any
+other needs an admin's override with a reason (`hat_core.release.rules`). Every threshold
+lives in `GateConfig` (`examples/configs/gates.yaml`).
 
     config = load_gate_config("examples/configs/gates.yaml")
     results = evaluate_gates(candidate_rows, champion_rows, base_rows, latency_ok=True,
@@ -50,6 +53,7 @@ DEFAULT_METRICS = {
     "bad_case_rate": "t2.bad_case_rate",
 }
 Rows = Sequence[Mapping[str, Any]]
+IFE_P_REFERENCES = ("base", "champion")
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class GateConfig:
     zero_shot_min_t1: float = 0.0
     zero_shot_min_t2: float = 0.0
     zero_shot_margin: float = 0.05  # the zero-shot check: the most the new harness may cost
+    ife_p_reference: str = "base"  # IFE-P against the base model, or the live "champion"
     metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS), metadata=MERGE)
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,6 +164,9 @@ def _value_problems(config: GateConfig, where: str) -> list[Problem]:
     if config.min_cases < 1:
         problems.append(Problem(f"{where}.min_cases", "must be a whole number of cases >= 1, "
                                                       f"got {config.min_cases!r}"))
+    if config.ife_p_reference not in IFE_P_REFERENCES:
+        problems.append(Problem(f"{where}.ife_p_reference", "must be one of "
+                                f"{', '.join(IFE_P_REFERENCES)}, got {config.ife_p_reference!r}"))
     if not 0 < config.alpha < 1:
         problems.append(Problem(f"{where}.alpha", "must be a significance level in (0, 1), "
                                                   f"e.g. 0.05; got {config.alpha!r}"))
@@ -181,10 +189,10 @@ def evaluate_gates(
     base model's (IFE-P) on the same cases, and its latency profile (`None`: not measured,
     which fails when `require_latency`)."""
     checks = (
-        _paired("t1", candidate, champion, config.t1_tolerance, config),
-        _paired("t2", candidate, champion, config.t2_tolerance, config),
-        _paired("ife_p", candidate, base, config.ife_p_margin, config),
-        _paired("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
+        _non_inferior("t1", candidate, champion, config.t1_tolerance, config),
+        _non_inferior("t2", candidate, champion, config.t2_tolerance, config),
+        _non_inferior("ife_p", candidate, base, config.ife_p_margin, config),
+        _non_inferior("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
         _latency(latency_ok, config),
     )
     return GateResults(checks)
@@ -199,7 +207,8 @@ def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig
     against 0). When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on the new harness
     at least at those floors: a live model that scores as badly on the new harness as on the
     old one does not cope either. Only `passed` means "no retrain needed"."""
-    checks = [_non_inferior(name, current, reference, config)
+    checks = [_non_inferior(name, current, reference, config.zero_shot_margin, config,
+                            who="the new harness")
               for name in ("t1", "t2", "bad_case_rate")]
     for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
         if floor > 0:
@@ -207,19 +216,19 @@ def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig
     return GateResults(tuple(checks))
 
 
-def _non_inferior(name: str, current: Rows, reference: Rows | None,
-                  config: GateConfig) -> GateCheck:
+def _non_inferior(name: str, current: Rows, reference: Rows | None, margin: float,
+                  config: GateConfig, who: str = "the candidate") -> GateCheck:
     key = config.metrics[name]
     value, why = _measured(current, key)
     if value is None:
-        return GateCheck(name, False, None, None, f"new harness: {why}", FAILED)
+        return GateCheck(name, False, None, None, f"{who}: {why}", FAILED)
     ref, why = _measured(reference, key)
     if ref is None:
         return GateCheck(name, False, value, None, f"reference: {why}; nothing to pair with",
                          INCONCLUSIVE)
     ev = non_inferiority_evidence(current, reference or (), outcome_of(key),
-                                  margin=config.zero_shot_margin, min_cases=config.min_cases,
-                                  alpha=config.alpha)
+                                  margin=margin, min_cases=config.min_cases,
+                                  alpha=config.alpha, who=who)
     return GateCheck(name, ev.verdict == PASSED, value, ref, ev.reason, ev.verdict,
                      ev.to_dict())
 
