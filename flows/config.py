@@ -42,6 +42,7 @@ class EvalSettings:
     suites: tuple[str, ...] = ("t1", "t2", "ifeval")
     zero_shot_suites: tuple[str, ...] = ("t1", "t2")
     episodes: int = 30  # simulator scenarios per suite
+    new_cases: int = 30  # `new` suite: cases of the kinds the version adds over its parent
     variants: int = 4  # held-out HSA variants for t2
     limit: int | None = None  # caps episodes and IFEval items (None: no cap)
     max_tokens: int = 256

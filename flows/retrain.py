@@ -65,6 +65,7 @@ from hat_core.harness.model import Harness
 from hat_core.release.gates import GateResults, evaluate_gates, evaluate_zero_shot
 from hat_core.release.verdict import FAILED
 from hat_core.settings import Settings, load_settings
+from hat_core.sim.scenarios import new_kinds
 
 FLOW_NAME = "retrain"
 HARNESS_CHANGE, WEEKLY = "harness-change", "weekly"
@@ -107,9 +108,11 @@ def base_model(path: str | None, size: str, seed: int, home: str, cache: str) ->
 
 @task(**CACHED)
 def evaluate(model_dir: str, harness_json: str, suites: tuple[str, ...], out: str,
-             settings: EvalSettings, gate: JudgeDecision | None = None) -> dict[str, float]:
+             settings: EvalSettings, gate: JudgeDecision | None = None,
+             previous_json: str | None = None) -> dict[str, float]:
+    previous = _harness(previous_json) if previous_json else None
     return stages.evaluate_model(Path(model_dir), _harness(harness_json), suites, Path(out),
-                                 settings=settings, gate=gate)
+                                 settings=settings, gate=gate, previous=previous)
 
 
 @task(**CACHED)
@@ -247,6 +250,14 @@ class _Job:
         self.job_id, self.parent_id, self.gate, self.owner = job_id, parent_id, gate, owner
         self.work = Path(settings.home).resolve() / "runs" / key
         self.harness_json = version.document
+        self.previous_json = previous.document if previous else None
+        # scenario kinds this version adds over its parent: judged by the `new` suite
+        self.new_kinds = new_kinds(_harness(version.document),
+                                   _harness(previous.document) if previous else None)
+
+    def with_new(self, suites: tuple[str, ...]) -> tuple[str, ...]:
+        """`suites`, plus `new` when this version adds scenario kinds."""
+        return (*suites, "new") if self.new_kinds and "new" not in suites else suites
 
     def run(self) -> dict:
         champion = champion_of(self.tracking, _sessions(self.db_url), self.config.registry_name)
@@ -269,8 +280,9 @@ class _Job:
         self.reach("zero_shot")
         ev = self.config.eval
         model = champion["model_dir"] if champion else base
-        metrics = evaluate(model, self.harness_json, ev.zero_shot_suites,
-                           str(self.work / "zero_shot" / "report.json"), ev, self.gate)
+        metrics = evaluate(model, self.harness_json, self.with_new(ev.zero_shot_suites),
+                           str(self.work / "zero_shot" / "report.json"), ev, self.gate,
+                           self.previous_json)
         if champion is None:
             verdict = GateResults(())
             reason = "no champion yet: retrain needed"
@@ -278,18 +290,19 @@ class _Job:
             reference = reference_cases(self.tracking, champion["cases_uri"],
                                         str(self.work / "zero_shot" / "reference"))
             current = read_case_rows(self.work / "zero_shot" / "report.json")
-            verdict = evaluate_zero_shot(current, _rows(reference), self.config.gates)
+            verdict = evaluate_zero_shot(current, _rows(reference), self.config.gates,
+                                         self.new_kinds)
             reason = zero_shot_reason(verdict)
         self.record("zero_shot", metrics, {"report": self.work / "zero_shot"},
                     extra={"verdict": verdict.to_dict(), "reason": reason,
-                           "judge": self.gate.to_dict()},
+                           "judge": self.gate.to_dict(), "new_kinds": list(self.new_kinds)},
                     tags={"hat.zero_shot_verdict": verdict.verdict})
         if champion is not None and verdict.passed:
             return {"verdict": reason, "retrained": False, "gates": verdict.to_dict()}
         return None
 
     def train_candidate(self, base: str, champion: dict | None = None) -> str:
-        previous_json = self.previous.document if self.previous else None
+        previous_json = self.previous_json
         self.reach("data")
         dataset = build_data(self.harness_json, previous_json, self.config.data,
                              str(self.work / "data"))
@@ -318,11 +331,12 @@ class _Job:
         run = self.work / "eval"
         gate = self.gate
         self.reach("eval")
-        cand = evaluate(candidate, self.harness_json, ev.suites, str(run / CANDIDATE_REPORT), ev,
-                        gate)
+        suites = self.with_new(ev.suites)
+        cand = evaluate(candidate, self.harness_json, suites, str(run / CANDIDATE_REPORT), ev,
+                        gate, self.previous_json)
         champ_dir = champion["model_dir"] if champion else base
-        champ = evaluate(champ_dir, self.harness_json, ev.suites, str(run / CHAMPION_REPORT), ev,
-                         gate)
+        champ = evaluate(champ_dir, self.harness_json, suites, str(run / CHAMPION_REPORT), ev,
+                         gate, self.previous_json)
         # IFE-P's reference: the base model's cases (without a champion, champ's are the
         # base's), or with `gates.ife_p_reference: champion` the live champion's
         by_base = bool(champion) and self.config.gates.ife_p_reference == "base"
@@ -334,12 +348,13 @@ class _Job:
         champ_rows = read_case_rows(run / CHAMPION_REPORT)
         base_rows = read_case_rows(run / "base.json") if by_base else champ_rows
         gates = evaluate_gates(read_case_rows(run / CANDIDATE_REPORT), champ_rows, base_rows,
-                               fast, self.config.gates)
+                               fast, self.config.gates, self.new_kinds)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
                {f"champion.{k}": v for k, v in champ.items()}
         self.reach("register")
         eval_run = self.record("eval", side, {REPORTS_ARTIFACT: run},
-                               extra={"gates": gates.to_dict(), "judge": gate.to_dict()},
+                               extra={"gates": gates.to_dict(), "judge": gate.to_dict(),
+                                      "new_kinds": list(self.new_kinds)},
                                tags={"hat.gates_verdict": gates.verdict})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,

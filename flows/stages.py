@@ -62,11 +62,13 @@ class BuildProgress:
 def evaluate_model(
     model_dir: Path, harness: Harness, suites: tuple[str, ...], out: Path, *,
     settings: EvalSettings, gate: JudgeDecision | None = None,
+    previous: Harness | None = None,
 ) -> dict[str, float]:
     """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`);
     write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
     cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`. An LLM
-    judge (`settings.judge`) needs the judge gate's allowing decision `gate`."""
+    judge (`settings.judge`) needs the judge gate's allowing decision `gate`. `previous`: the
+    harness the `new` suite's kinds are new over."""
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
     from hat_core.evaluation.report import write_report
@@ -75,7 +77,8 @@ def evaluate_model(
     options = EvalOptions(episodes=settings.episodes, variants=settings.variants,
                           limit=settings.limit, max_tokens=settings.max_tokens,
                           seed=settings.seed,
-                          judge=settings.judge_config())
+                          judge=settings.judge_config(), previous=previous,
+                          new_cases=settings.new_cases)
     sink = JsonlBadCaseSink(out.with_suffix(".badcases.jsonl"))
     try:
         report = evaluate(TransformersBackend(model_dir), harness, list(suites), options,
@@ -108,14 +111,16 @@ def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings
 
 def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: Path) -> Path:
     """HSA training data for `harness`, edit-aware against the live `previous` version (the
-    transforms the diff votes for weigh more), validated; returns the dataset folder."""
+    transforms the diff votes for weigh more; the scenario kinds it adds make `new_kind_share`
+    of the bank), validated; returns the dataset folder."""
     from hat_core.data.build import build
     from hat_core.data.config import config_from_data
 
     data = dict(data)
     if previous is not None:
         data["hsa"] = edit_aware_hsa(data.get("hsa", {}), previous, harness)
-    result = build(harness, config_from_data(data, source="retrain config: data"), out)
+    result = build(harness, config_from_data(data, source="retrain config: data"), out,
+                   previous=previous)
     return Path(result.out)
 
 

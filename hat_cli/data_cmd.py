@@ -6,9 +6,10 @@
         --harness examples/harnesses/v1.yaml --out runs/logs
     hat data validate runs/data
 
-`--harness` is a file or a stored version (`N`, `LINE:N`). `--set key.sub=value` overrides any
-config key (defaults < YAML < command line). A failed validation, a bad config or bad input
-exits 2 with a readable report.
+`--harness` is a file or a stored version (`N`, `LINE:N`); so is `--previous`, the live harness
+it edits (the scenario kinds it adds, e.g. v3's `bundle`, then make `new_kind_share` of the
+bank). `--set key.sub=value` overrides any config key (defaults < YAML < command line). A
+failed validation, a bad config or bad input exits 2 with a readable report.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def build_cmd(
     out: Path = OUT,
     set_: list[str] | None = SET,
     seed: int | None = typer.Option(None, "--seed", help="overrides `seed`"),
+    previous: str | None = typer.Option(None, "--previous",
+                                        help="the live harness this one edits (file or stored "
+                                             "version): its new scenario kinds make "
+                                             "`new_kind_share` of the bank"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
     """Rollouts + rejection sampling + retry policy + splits + validation -> DIR."""
@@ -49,9 +54,11 @@ def build_cmd(
     from hat_core.data.build import build, summary_counts
 
     h = load_harness_arg(harness)
+    before = load_harness_arg(previous) if previous else None
     with long_command("data-build") as term:
         steps = term.named_steps()
-        result = build(h, cfg, out, progress=None if quiet else steps, harness_ref=harness)
+        result = build(h, cfg, out, progress=None if quiet else steps, harness_ref=harness,
+                       previous=before)
         steps.finish()
         _summary(term, summary_counts(result.stats), result.stats.timings)
         term.print(f"dataset {result.version} ready: {out}", highlight=False)

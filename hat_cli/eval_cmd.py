@@ -113,7 +113,7 @@ def run(
     model: str = typer.Argument(..., help=MODEL_HELP),
     suites: str = typer.Option("ifeval", "--suites",
                                help="comma-separated: t1,t2,ifeval,tool_robustness,"
-                                    "prompt_robustness,cot_length,tool_calls"),
+                                    "prompt_robustness,cot_length,tool_calls,new"),
     out: Path = typer.Option(Path("report.json"), "--out",
                              help="report JSON (+ .md and .cases.jsonl beside)"),
     harness: str | None = typer.Option(None, "--harness",
@@ -128,6 +128,10 @@ def run(
     robustness_variants: int = typer.Option(2, "--robustness-variants", min=1,
                                             help="variants per robustness family"),
     seed: int = typer.Option(0, "--seed", help="evaluation world and variant seed"),
+    previous: str | None = typer.Option(None, "--previous",
+                                        help="new: the harness the kinds are new over "
+                                             "(file or stored version)"),
+    new_cases: int = typer.Option(30, "--new-cases", min=1, help="cases of the new suite"),
     max_steps: int = typer.Option(6, "--max-steps", min=1,
                                   help="assistant messages per viewer turn"),
     bfcl_questions: Path | None = typer.Option(None, "--bfcl-questions",
@@ -181,7 +185,9 @@ def run(
                           robustness_variants=robustness_variants, seed=seed,
                           max_steps=max_steps, max_tokens=max_tokens, limit=limit,
                           nltk_data=nltk_data_dir(nltk_data), bfcl_questions=bfcl_questions,
-                          bfcl_answers=bfcl_answers, judge=judge_config)
+                          bfcl_answers=bfcl_answers, judge=judge_config,
+                          previous=_harness(previous) if previous else None,
+                          new_cases=new_cases)
     gate = judge_gate(judge_config, judge_override)  # refuses before anything is written
     policy = _model(model, served_model, max_tokens)
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")

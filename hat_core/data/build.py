@@ -4,7 +4,8 @@
     result.version, result.stats.kept, result.stats.rejected
 
 Steps (each timed in `stats.timings`): real logs from `config.logs` are read first (bad rows
-stop the build before any teacher call); the seed's catalog and scenario bank; the original
+stop the build before any teacher call); the seed's catalog and scenario bank (plus the
+scenario kinds the harness adds, e.g. `bundle` under v3: `scenario_extra`); the original
 harness plus K training variants (HSA) and the held-out variants; teacher rollouts of every
 scenario on every surface (best-of-n samples); rejection by Accuracy and Effectiveness; the
 hook-retry policy; the logs and `extra_trajectories` (e.g. reviewed bad cases sent back to
@@ -55,6 +56,7 @@ from hat_core.harness.model import Harness
 from hat_core.harness.render import render_tools, use_profile
 from hat_core.sim.batch import world
 from hat_core.sim.binding import harness_hash
+from hat_core.sim.scenarios import extra_counts, kinds_for, new_kinds
 
 
 class DataValidationError(HatError):
@@ -108,18 +110,29 @@ class _Timer:
 
 def build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None = None,
           extra_trajectories: Sequence[Trajectory] = (), progress: Progress | None = None,
-          harness_ref: str = "") -> BuildResult:
+          harness_ref: str = "", previous: Harness | None = None) -> BuildResult:
     """Build, validate and write a dataset directory (see the module docstring), rendering
-    harnesses with `config.render_profile`."""
+    harnesses with `config.render_profile`. `previous`: the live version `harness` edits; the
+    scenario kinds it adds make `config.new_kind_share` of the bank (`scenario_extra`)."""
     with use_profile(config.render_profile):
         return _build(harness, config, out, teacher=teacher,
                       extra_trajectories=extra_trajectories, progress=progress,
-                      harness_ref=harness_ref)
+                      harness_ref=harness_ref, previous=previous)
+
+
+def scenario_extra(harness: Harness, config: DataConfig,
+                   previous: Harness | None = None) -> dict[str, int]:
+    """How many scenarios of each kind `harness` adds over the base kinds go after the bank
+    of `config.scenarios`: one stratum's share each, and the kinds new over `previous` at
+    least `config.new_kind_share` of the whole bank together (`scenarios.extra_counts`).
+    A harness with only the base kinds (v1, v2): none, the bank as it always was."""
+    return extra_counts(kinds_for(harness), config.scenarios, new_kinds(harness, previous),
+                        config.new_kind_share)
 
 
 def _build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None,
            extra_trajectories: Sequence[Trajectory], progress: Progress | None,
-           harness_ref: str) -> BuildResult:
+           harness_ref: str, previous: Harness | None = None) -> BuildResult:
     stats = BuildStats()
     timer = _Timer(stats, progress)
     with timer("import"):  # first: bad log rows stop the build before any teacher call
@@ -127,7 +140,7 @@ def _build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher 
         extra = [t if t.source == "extra" else _as_extra(t) for t in extra_trajectories]
         stats.imported, stats.extra = len(imported), len(extra)
     trajectories, heldout, held_variants, surfaces = _generate(harness, config, teacher, stats,
-                                                               timer, progress)
+                                                               timer, progress, previous)
     return finish(harness, config, out, [*trajectories, *imported, *extra], heldout,
                   held_variants, surfaces=surfaces, stats=stats, timer=timer,
                   harness_ref=harness_ref)
@@ -170,9 +183,10 @@ def finish(harness: Harness, config: DataConfig, out: Path, trajectories: Sequen
 
 
 def _generate(harness: Harness, config: DataConfig, teacher: Teacher | None, stats: BuildStats,
-              timer: _Timer, progress: Progress | None):
+              timer: _Timer, progress: Progress | None, previous: Harness | None = None):
     with timer("world"):
-        catalog, scenarios = world(config.seed, config.scenarios, config.catalog_size)
+        catalog, scenarios = world(config.seed, config.scenarios, config.catalog_size,
+                                   scenario_extra(harness, config, previous))
         scenarios, stats.duplicate_scenarios = unique_scenarios(scenarios)
     with timer("augment"):
         surfaces = training_surfaces(harness, config)

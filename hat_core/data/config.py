@@ -7,6 +7,8 @@ is reported at once as a `ConfigError` whose problems list the valid keys:
 
     seed: 0
     scenarios: 60          # scenario bank size; every scenario runs on the original + K variants
+    new_kind_share: 0.25   # with a previous harness: the kinds the harness adds over it make
+                           #   at least this share of the bank (built on top of `scenarios`)
     variants: 4            # K training variants from HSA (pool train)
     catalog_size: 24
     scenarios_per_surface: 0   # or n: each surface plays n of the scenarios (dealt, seeded)
@@ -128,6 +130,7 @@ class DataConfig:
     opd: OpdConfig = OpdConfig()
     logs: tuple[str, ...] = ()
     render_profile: str = "full"  # hat_core.harness.render.PROFILES; `compact` for the toy base
+    new_kind_share: float = 0.25  # share of the bank for kinds new over a previous harness
 
     def to_dict(self) -> dict:
         data = json.loads(json.dumps(dataclasses.asdict(self), default=list))
@@ -137,6 +140,8 @@ class DataConfig:
             del data["scenarios_per_surface"]
         if data["teacher"]["reasoning_tokens"] == 0:
             del data["teacher"]["reasoning_tokens"]
+        if data["new_kind_share"] == 0.25:  # added later: keep older content hashes
+            del data["new_kind_share"]
         return data
 
     def content_hash(self) -> str:
@@ -180,6 +185,9 @@ def check_config(config: DataConfig) -> list[Problem]:
     problems += _check_teacher(config.teacher)
     if config.render_profile not in PROFILES:
         problems.append(Problem("render_profile", f"valid profiles: {', '.join(PROFILES)}"))
+    if not 0 <= config.new_kind_share < 1:
+        problems.append(Problem("new_kind_share", "must be a share in [0, 1), got "
+                                f"{config.new_kind_share!r}"))
     problems += _check_paths(config)
     problems += _check_hsa(config.hsa)
     return problems

@@ -1,6 +1,7 @@
 """Simulator cases for the evaluation suites: the held-out world, surfaces, played cases.
 
     catalog, scenarios = eval_world(seed=0, episodes=30)
+    catalog, scenarios = harness_world(h, seed=0, episodes=30)  # + the kinds h adds (T1, T2)
     surfaces = variant_surfaces(h, 4, seed=0, config=HsaConfig(pool="heldout"))
     outcomes = play_cases("t2", surfaces, scenarios, catalog, policy)
 
@@ -23,7 +24,7 @@ shows (`hat_core.evidence.review_from_runs`). Failed ones become bad cases
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hat_core.data.rollout import Surface, surface_of
@@ -40,19 +41,28 @@ from hat_core.sim.episode import Episode
 from hat_core.sim.judge import Judge, Verdict, verdict_of
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS, run_episode
-from hat_core.sim.scenarios import Scenario, generate_scenarios
+from hat_core.sim.scenarios import Scenario, extra_counts, generate_scenarios, kinds_for
 from hat_core.sim.scoring import Scores, score_episode
 
 Progress = Callable[[str, int, int], None]  # (suite, done, total)
 EVAL_SEED_PREFIX = "hat-eval"
 
 
-def eval_world(seed: int, episodes: int, size: int = CATALOG_SIZE
-               ) -> tuple[Catalog, tuple[Scenario, ...]]:
-    """The held-out catalog and scenario bank of an evaluation seed (see module doc)."""
+def eval_world(seed: int, episodes: int, size: int = CATALOG_SIZE,
+               extra: Mapping[str, int] | None = None) -> tuple[Catalog, tuple[Scenario, ...]]:
+    """The held-out catalog and scenario bank of an evaluation seed (see module doc), with
+    `extra` scenarios of the kinds a harness adds after the bank (`harness_world`)."""
     rng = random.Random(f"{EVAL_SEED_PREFIX}:{seed}")
     catalog = generate_catalog(rng, size=size)
-    return catalog, generate_scenarios(catalog, rng, episodes)
+    return catalog, generate_scenarios(catalog, rng, episodes, extra)
+
+
+def harness_world(harness: Harness, seed: int, episodes: int
+                  ) -> tuple[Catalog, tuple[Scenario, ...]]:
+    """`eval_world` stratified over the kinds `harness` supports: the base bank of `episodes`
+    (the same for every harness), then one stratum's share of each kind it adds
+    (`scenarios.extra_counts`): 30 episodes under v3 are 32 cases, 2 of them `bundle`."""
+    return eval_world(seed, episodes, extra=extra_counts(kinds_for(harness), episodes))
 
 
 def original_surface(harness: Harness) -> Surface:

@@ -7,9 +7,10 @@
 T1 cases are played once and shared: `t2` gets T1's pass rate for its gap, `cot_length`
 reads T1's episodes. Simulator suites take `episodes` scenarios of the held-out evaluation
 world (`cases.eval_world(seed, ...)`); `t2` plays `variants` held-out HSA variants, the
-robustness suites `robustness_variants` per family. `ifeval` and `tool_calls` need a
-language model (`model` an `InferenceBackend` or a `BackendPolicy`); `limit` caps their
-items. `progress(suite, done, total)` is called after every case.
+robustness suites `robustness_variants` per family; `new` plays `new_cases` scenarios of the
+kinds the harness adds over `options.previous` (`suites.new_kinds`). `ifeval` and
+`tool_calls` need a language model (`model` an `InferenceBackend` or a `BackendPolicy`);
+`limit` caps their items. `progress(suite, done, total)` is called after every case.
 
 `options.judge` (`judging.JudgeConfig`) names the judge of the simulator cases: the rule judge
 by default; an LLM judge (`kind: llm`, or a `judge` object passed in) only with the judge
@@ -39,7 +40,7 @@ from hat_core.sim.judge import Judge
 from hat_core.sim.policy import Policy
 from hat_core.sim.runner import MAX_STEPS
 
-SIM_SUITES = ("t1", "t2", "tool_robustness", "prompt_robustness", "cot_length")
+SIM_SUITES = ("t1", "t2", "tool_robustness", "prompt_robustness", "cot_length", "new")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class EvalOptions:
     bfcl_questions: Path | None = None
     bfcl_answers: Path | None = None
     judge: JudgeConfig = JudgeConfig()
+    previous: Harness | None = None  # `new`: the harness the kinds are new over
+    new_cases: int = 30  # `new`: its cases
 
 
 def evaluate(model: Policy | InferenceBackend, harness: Harness | None, suites: Sequence[str],
@@ -102,6 +105,11 @@ def _t1_cases(model, harness, names, options: EvalOptions, progress, judge):
 
 def _run_one(name: str, suite, model, harness, options: EvalOptions, t1_cases,
              done: dict[str, SuiteResult], progress, bad_cases, judge) -> SuiteResult:
+    if name == "new":
+        return suite.run(model, harness, previous=options.previous, cases=options.new_cases,
+                         seed=options.seed, limit=options.limit, max_steps=options.max_steps,
+                         max_tokens=options.max_tokens, progress=progress,
+                         bad_cases=bad_cases, judge=judge)
     if name in SIM_SUITES:
         kwargs = {"episodes": options.episodes, "seed": options.seed, "limit": options.limit,
                   "max_steps": options.max_steps, "max_tokens": options.max_tokens,

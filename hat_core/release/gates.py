@@ -14,6 +14,16 @@ gate was, else passed; only a passed candidate becomes the challenger, and promo
 other needs an admin's override with a reason (`hat_core.release.rules`). Every threshold
 lives in `GateConfig` (`examples/configs/gates.yaml`).
 
+**What is new.** When the harness adds scenario kinds over the previous version (`new_kinds`,
+e.g. `("bundle",)` for v2 -> v3; `hat_core.sim.scenarios.new_kinds`), two checks join, on the
+`new` suite's rows (`NEW_METRIC`): the candidate's gate `new`, candidate against champion
+paired on the new cases with no tolerance (superiority: only significantly better passes),
+and the zero-shot check's `new_floor`, the live model's pass rate on the new cases against
+`zero_shot_min_new` by its Wilson interval (upper bound below the floor: failed; lower bound
+at or above it: passed; straddling it: inconclusive, which also means retrain). The
+zero-shot pairing of T1/T2 against the live model's own reference then leaves out the cases
+of the new kinds, which its reference never had. Nothing new: neither check appears.
+
     config = load_gate_config("examples/configs/gates.yaml")
     results = evaluate_gates(candidate_rows, champion_rows, base_rows, latency_ok=True,
                              config=config)
@@ -37,6 +47,7 @@ from hat_core.config_file import MERGE, build_config, read_mapping
 from hat_core.errors import Problem
 from hat_core.evaluation.errors import EvalInputError
 from hat_core.release.evidence import (
+    case_outcomes,
     non_inferiority_evidence,
     outcome_of,
     paired_evidence,
@@ -52,6 +63,7 @@ DEFAULT_METRICS = {
     "ife_p": "ifeval.ife_p",
     "bad_case_rate": "t2.bad_case_rate",
 }
+NEW_METRIC = "new.accuracy"  # the `new` suite's per-case outcome (gate `new`, `new_floor`)
 Rows = Sequence[Mapping[str, Any]]
 IFE_P_REFERENCES = ("base", "champion")
 
@@ -70,6 +82,7 @@ class GateConfig:
     zero_shot_min_t1: float = 0.0
     zero_shot_min_t2: float = 0.0
     zero_shot_margin: float = 0.05  # the zero-shot check: the most the new harness may cost
+    zero_shot_min_new: float = 0.8  # the live model's pass rate on new kinds (Wilson)
     ife_p_reference: str = "base"  # IFE-P against the base model, or the live "champion"
     metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS), metadata=MERGE)
 
@@ -158,7 +171,7 @@ def load_gate_config(path: str | Path) -> GateConfig:
 
 def _value_problems(config: GateConfig, where: str) -> list[Problem]:
     shares = ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
-              "zero_shot_min_t1", "zero_shot_min_t2", "zero_shot_margin")
+              "zero_shot_min_t1", "zero_shot_min_t2", "zero_shot_margin", "zero_shot_min_new")
     problems = [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
                 for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
     if config.min_cases < 1:
@@ -184,10 +197,12 @@ def evaluate_gates(
     base: Rows | None,
     latency_ok: bool | None,
     config: GateConfig,
+    new_kinds: Sequence[str] = (),
 ) -> GateResults:
     """Judge a candidate's per-case rows against the champion's (T1, T2, bad cases) and the
     base model's (IFE-P) on the same cases, and its latency profile (`None`: not measured,
-    which fails when `require_latency`)."""
+    which fails when `require_latency`). With `new_kinds`, also the gate `new` (see the
+    module docstring)."""
     checks = (
         _non_inferior("t1", candidate, champion, config.t1_tolerance, config),
         _non_inferior("t2", candidate, champion, config.t2_tolerance, config),
@@ -195,10 +210,13 @@ def evaluate_gates(
         _non_inferior("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
         _latency(latency_ok, config),
     )
+    if new_kinds:
+        checks += (_paired("new", candidate, champion, 0.0, config, NEW_METRIC),)
     return GateResults(checks)
 
 
-def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig) -> GateResults:
+def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig,
+                       new_kinds: Sequence[str] = ()) -> GateResults:
     """Does the live model cope with a new harness? Its per-case rows on the new harness
     against its own reference rows (the cases of its registration's evaluation), paired, as a
     non-inferiority test (`hat_core.release.evidence.non_inferiority_evidence`): T1, T2 and
@@ -206,13 +224,17 @@ def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig
     -`zero_shot_margin`, fail when it lies below, and are inconclusive otherwise (and at 0
     against 0). When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on the new harness
     at least at those floors: a live model that scores as badly on the new harness as on the
-    old one does not cope either. Only `passed` means "no retrain needed"."""
-    checks = [_non_inferior(name, current, reference, config.zero_shot_margin, config,
+    old one does not cope either. With `new_kinds`, the pairing leaves their cases out and
+    `new_floor` joins (see the module docstring). Only `passed` means "no retrain needed"."""
+    old = [r for r in current if r.get("kind") not in new_kinds] if new_kinds else current
+    checks = [_non_inferior(name, old, reference, config.zero_shot_margin, config,
                             who="the new harness")
               for name in ("t1", "t2", "bad_case_rate")]
     for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
         if floor > 0:
             checks.append(_at_least(name, current, floor, config))
+    if new_kinds:
+        checks.append(_new_floor(current, config.zero_shot_min_new, new_kinds))
     return GateResults(tuple(checks))
 
 
@@ -243,8 +265,8 @@ def _measured(rows: Rows | None, key: str) -> tuple[float | None, str]:
 
 
 def _paired(name: str, candidate: Rows, reference: Rows | None, tolerance: float,
-            config: GateConfig) -> GateCheck:
-    key = config.metrics[name]
+            config: GateConfig, key: str | None = None) -> GateCheck:
+    key = key or config.metrics[name]
     value, why = _measured(candidate, key)
     if value is None:
         return GateCheck(name, False, None, None, f"candidate: {why}", FAILED)
@@ -267,6 +289,29 @@ def _at_least(name: str, rows: Rows, floor: float, config: GateConfig) -> GateCh
     relation = ">=" if passed else "<"
     return GateCheck(f"{name}_floor", passed, value, floor,
                      f"{key} {value:.3f} {relation} the floor {floor:.3f}")
+
+
+def _new_floor(rows: Rows, floor: float, kinds: Sequence[str]) -> GateCheck:
+    """The live model's pass rate on the new kinds' cases against `floor`, by its interval."""
+    from hat_core.evaluation.call_metrics import wilson
+
+    cases = [c["passed"] for c in case_outcomes(rows, outcome_of(NEW_METRIC))]
+    what = f"{NEW_METRIC} on the new kinds {', '.join(kinds)}"
+    if not cases:
+        return GateCheck("new_floor", False, None, floor, f"{what}: not measured (no case "
+                         "rows): nothing shows the live model copes", INCONCLUSIVE)
+    value = sum(cases) / len(cases)
+    lo, hi = wilson(sum(cases), len(cases))
+    evidence = {"n": len(cases), "interval": [lo, hi], "new_kinds": list(kinds)}
+    shown = f"{what} {value:.3f} on {len(cases)} cases (95% interval {lo:.3f}-{hi:.3f})"
+    if hi < floor:
+        return GateCheck("new_floor", False, value, floor, f"{shown}: below the floor "
+                         f"{floor:.3f}", FAILED, evidence)
+    if lo >= floor:
+        return GateCheck("new_floor", True, value, floor, f"{shown}: at or above the floor "
+                         f"{floor:.3f}", PASSED, evidence)
+    return GateCheck("new_floor", False, value, floor, f"{shown}: straddles the floor "
+                     f"{floor:.3f}", INCONCLUSIVE, evidence)
 
 
 def _latency(latency_ok: bool | None, config: GateConfig) -> GateCheck:

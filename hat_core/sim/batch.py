@@ -54,12 +54,13 @@ class Summary:
                 "rewards": self.rewards, "failures": self.failures}
 
 
-def world(seed: int, episodes: int, size: int = CATALOG_SIZE
-          ) -> tuple[Catalog, tuple[Scenario, ...]]:
-    """The catalog and the scenario bank of a seed."""
+def world(seed: int, episodes: int, size: int = CATALOG_SIZE,
+          extra: Mapping[str, int] | None = None) -> tuple[Catalog, tuple[Scenario, ...]]:
+    """The catalog and the scenario bank of a seed; `extra` scenarios of the kinds a harness
+    adds go after the bank (`scenarios.extra_counts`; none: the bank as it always was)."""
     rng = random.Random(seed)
     catalog = generate_catalog(rng, size=size)
-    return catalog, generate_scenarios(catalog, rng, episodes)
+    return catalog, generate_scenarios(catalog, rng, episodes, extra)
 
 
 def make_policy(name: str, memorised: Harness | None = None,

@@ -107,6 +107,15 @@ def _returns(truth: TurnTruth, r: dict) -> str:
     return f"这款{seven}七天无理由，{insured}运费险，{p['note']}～"
 
 
+def _bundles(truth: TurnTruth, r: dict) -> str:
+    offers = r["bundle.offers"]["offers"]
+    if not offers:
+        return "这款暂时没有组合优惠，单买也很划算，喜欢直接拍～"
+    o = offers[0]
+    return (f"有的！搭配{o['partner_title']}（{o['partner_id']}）组合价"
+            f"{fmt_num(o['bundle_price'])}元，一起买省{fmt_num(o['saving'])}元，加购一起拍～")
+
+
 def _promotions(truth: TurnTruth, r: dict) -> str:
     promos = r["live.promotions"]["promotions"]
     wanted = "福袋抽奖" if "抽奖" in truth.user else "整点秒杀"
@@ -124,5 +133,5 @@ _TEMPLATES = {
     "product.info": _info, "size.recommend": _size, "product.search": _search,
     "product.price": _price, "price.calc": _calc, "stock.check": _stock,
     "shipping.estimate": _shipping, "returns.policy": _returns,
-    "live.promotions": _promotions, "handoff.human": _handoff,
+    "live.promotions": _promotions, "handoff.human": _handoff, "bundle.offers": _bundles,
 }

@@ -1,9 +1,18 @@
 """The scenario bank: what viewers ask in the live room, each with its ground truth.
 
 `generate_scenarios(catalog, rng, n)` cycles through `KINDS` (so any n >= len(KINDS) covers
-every skill of the example harness) and draws products, cities, sizes and wording from `rng`.
+every skill of the example harness v1) and draws products, cities, sizes and wording from `rng`.
 Scenario k depends only on the rng state after scenario k-1, so a bank of n scenarios is a
 prefix of a bank of n+1 from the same seed.
+
+**Kinds a harness adds.** `EXTRA_KINDS` are kinds that exist only for a harness that has
+their tool and skill (`bundle`: tool `bundle.offers`, skill `bundle_deals`, as in
+examples/harnesses/v3.yaml); `kinds_for(harness)` lists a harness's kinds and
+`new_kinds(harness, previous)` the ones it adds. Their scenarios come *after* the base bank,
+in the counts `extra` gives (`extra_counts`: by default one stratum's share, ceil(n / 15)
+each), so the base bank of a harness without them is byte-identical to what it always was,
+and a harness with them shares every base scenario (id and content) with one without:
+cases still pair across such an edit.
 
 Each turn of a scenario carries its ground truth (`TurnTruth`): the expected skill id, the
 kind of reply (`answer`, `clarify`, `refuse`, `handoff`, `comment`), the required tool calls
@@ -13,10 +22,14 @@ must state, what it must not say, its length limit and whether it needs a call t
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from hat_core.harness.model import Harness
+from hat_core.sim.bundles import bundle_offers
 from hat_core.sim.catalog import (
     REGION_OF_CITY,
     Catalog,
@@ -31,6 +44,9 @@ KINDS = (
     "comment", "promotion", "compliance_absolute", "compliance_medical", "handoff",
     "multi_turn", "ambiguous",
 )
+# kind -> (the tool id, the skill id) a harness needs for it to exist
+EXTRA_KINDS: dict[str, tuple[str, str]] = {"bundle": ("bundle.offers", "bundle_deals")}
+ALL_KINDS = KINDS + tuple(EXTRA_KINDS)
 ANSWER_CHARS = 120
 COMMENT_CHARS = 40
 REFUSAL_MARKERS = ("不能", "不可以", "没办法", "不宜")
@@ -90,15 +106,54 @@ class Scenario:
                    turns=turns)
 
 
-def generate_scenarios(catalog: Catalog, rng: random.Random, n: int) -> tuple[Scenario, ...]:
-    """`n` scenarios cycling through `KINDS`, each built from the catalog with `rng`."""
-    return tuple(make_scenario(catalog, rng, KINDS[k % len(KINDS)], k) for k in range(n))
+def kinds_for(harness: Harness) -> tuple[str, ...]:
+    """The scenario kinds `harness` supports: `KINDS`, then each of `EXTRA_KINDS` whose tool
+    and skill it has."""
+    tools = {t.id for t in harness.tools}
+    skills = {s.id for s in harness.skills}
+    return KINDS + tuple(k for k, (tool, skill) in EXTRA_KINDS.items()
+                         if tool in tools and skill in skills)
+
+
+def new_kinds(harness: Harness, previous: Harness | None) -> tuple[str, ...]:
+    """The kinds `harness` supports and `previous` did not (none without a previous)."""
+    if previous is None:
+        return ()
+    before = set(kinds_for(previous))
+    return tuple(k for k in kinds_for(harness) if k not in before)
+
+
+def extra_counts(kinds: Sequence[str], n: int, boost: Sequence[str] = (),
+                 share: float = 0.0) -> dict[str, int]:
+    """How many scenarios of each extra kind in `kinds` go after a base bank of `n`: one
+    stratum's share (ceil(n / len(KINDS))) each, and for the kinds in `boost` at least enough
+    that together they make `share` of the whole bank (0 <= share < 1)."""
+    if not 0 <= share < 1:
+        raise ValueError(f"share must be in [0, 1), got {share!r}")
+    extra = [k for k in kinds if k in EXTRA_KINDS]
+    counts = {k: math.ceil(n / len(KINDS)) for k in extra}
+    boosted = [k for k in extra if k in boost]
+    if boosted and share > 0:
+        each = math.ceil(share * n / (1 - share) / len(boosted))
+        counts.update({k: max(counts[k], each) for k in boosted})
+    return counts
+
+
+def generate_scenarios(catalog: Catalog, rng: random.Random, n: int,
+                       extra: Mapping[str, int] | None = None) -> tuple[Scenario, ...]:
+    """`n` scenarios cycling through `KINDS`, each built from the catalog with `rng`, then
+    `extra[kind]` scenarios of each extra kind (ids go on numbering: `s00030-bundle`)."""
+    bank = [make_scenario(catalog, rng, KINDS[k % len(KINDS)], k) for k in range(n)]
+    for kind, count in (extra or {}).items():
+        for _ in range(count):
+            bank.append(make_scenario(catalog, rng, kind, len(bank)))
+    return tuple(bank)
 
 
 def make_scenario(catalog: Catalog, rng: random.Random, kind: str, index: int = 0) -> Scenario:
-    """One scenario of `kind` (see `KINDS`)."""
+    """One scenario of `kind` (see `ALL_KINDS`)."""
     if kind not in _BUILDERS:
-        raise ValueError(f"unknown scenario kind {kind!r}; valid: {', '.join(KINDS)}")
+        raise ValueError(f"unknown scenario kind {kind!r}; valid: {', '.join(ALL_KINDS)}")
     product = rng.choice(catalog.products)
     if kind == "size":
         sized = [p for p in catalog.products if p.sized]
@@ -233,6 +288,18 @@ def _compliance(kind: str):
     return build
 
 
+def _bundle(catalog: Catalog, p: Product, rng: random.Random) -> tuple[TurnTruth, ...]:
+    question = rng.choice(("有什么组合优惠吗？", "和别的一起买有优惠吗？",
+                           "有搭配套装吗？多少钱？"))
+    offers = bundle_offers(catalog, p)
+    facts = ((Fact("partner", (offers[0].partner_title, offers[0].partner_id)),
+              Fact("bundle_price", (fmt_num(offers[0].bundle_price),))) if offers
+             else (Fact("no_bundle", ("没有组合",)),))
+    return (TurnTruth(f"{p.id} {question}", "bundle_deals", "answer",
+                      (_call("bundle.offers", product_id=p.id),),
+                      ("product.info", "product.price"), facts, cta=True),)
+
+
 def _handoff(catalog: Catalog, p: Product, rng: random.Random) -> tuple[TurnTruth, ...]:
     order = rng.choice(catalog.orders)
     return (TurnTruth(f"我的订单{order.id}{order.issue}，怎么回事？", "human_handoff", "handoff",
@@ -260,4 +327,5 @@ _BUILDERS = {
     "returns": _returns, "comment": _comment, "promotion": _promotion,
     "compliance_absolute": _compliance("absolute"), "compliance_medical": _compliance("medical"),
     "handoff": _handoff, "multi_turn": _multi_turn, "ambiguous": _ambiguous,
+    "bundle": _bundle,
 }

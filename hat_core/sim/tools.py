@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hat_core.sim.bundles import bundle_offers
 from hat_core.sim.catalog import REGION_OF_CITY, Catalog, Product, fmt_num
 
 ERROR_TYPES = ("unknown_tool", "bad_arguments", "not_found", "not_applicable",
@@ -178,6 +179,11 @@ def _returns(catalog: Catalog, p: Product, args: dict) -> ToolResult:
                              "shipping_insurance": r.insurance, "note": r.note})
 
 
+def _bundles(catalog: Catalog, p: Product, args: dict) -> ToolResult:
+    return ToolResult(True, {"product_id": p.id, "offers": [
+        o.to_dict() for o in bundle_offers(catalog, p)]})
+
+
 def _promotions(catalog: Catalog, args: dict) -> ToolResult:
     return ToolResult(True, {"promotions": [
         {"name": x.name, "time": x.time, "rule": x.rule} for x in catalog.promotions]})
@@ -231,6 +237,8 @@ TOOLS: dict[str, ToolSpec] = {spec.id: spec for spec in (
     ToolSpec("shipping.estimate", (_pid(), Param("city", "string")), _with_product(_shipping),
              _schema(("product_id", "city"), **_PRODUCT, city=_text('收货城市，如"杭州"'))),
     ToolSpec("returns.policy", (_pid(),), _with_product(_returns),
+             _schema(("product_id",), **_PRODUCT)),
+    ToolSpec("bundle.offers", (_pid(),), _with_product(_bundles),
              _schema(("product_id",), **_PRODUCT)),
     ToolSpec("live.promotions", (), _promotions),
     ToolSpec("order.status", (Param("order_id", "string"),), _order,

@@ -301,11 +301,11 @@ def _check_rewards(rewards: Mapping[str, float]) -> list[Problem]:
 
 
 def _check_kinds(kinds: tuple[str, ...]) -> list[Problem]:
-    from hat_core.sim.scenarios import KINDS
+    from hat_core.sim.scenarios import ALL_KINDS
 
     return [Problem(f"scenario_kinds[{i}]", f"{kind!r} is not valid; valid options: "
-                                            f"{', '.join(KINDS)}")
-            for i, kind in enumerate(kinds) if kind not in KINDS]
+                                            f"{', '.join(ALL_KINDS)}")
+            for i, kind in enumerate(kinds) if kind not in ALL_KINDS]
 
 
 def _check_paths(config: StageConfig) -> list[Problem]:

@@ -62,12 +62,15 @@ def rl_data(config: RlStageConfig):
     """`(pool, catalog, rows)`: the variant pool, the seeded catalog and the prompt rows."""
     from hat_core.harness.io import load_harness
     from hat_core.sim.batch import world
+    from hat_core.sim.scenarios import extra_counts, kinds_for
 
     harness = load_harness(Path(config.harness))
     pool = variant_pool(harness, config.variants, config.seed,
                         include_original=config.include_original,
                         hsa_config_path=config.hsa_config)
-    catalog, scenarios = world(config.seed, config.scenarios, size=config.catalog_size)
+    # the kinds the harness adds (v3: bundle) after the bank, one stratum each; none for v1/v2
+    catalog, scenarios = world(config.seed, config.scenarios, size=config.catalog_size,
+                               extra=extra_counts(kinds_for(harness), config.scenarios))
     chosen = select_scenarios(scenarios, config.scenario_kinds, config.single_turn_only)
     return pool, catalog, rl_rows(pool, chosen, random.Random(config.seed))
 

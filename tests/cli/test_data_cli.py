@@ -100,3 +100,17 @@ def test_import_reports_bad_rows_by_line(tmp_path):
                  "--strict")
     assert strict.returncode == 2 and f"{bad}:5" in strict.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_build_against_a_previous_harness_weights_its_new_kinds(tmp_path):
+    harnesses = ROOT / "examples" / "harnesses"
+    out = tmp_path / "v3"
+    result = run("data", "build", "--harness", str(harnesses / "v3.yaml"), "--previous",
+                 str(harnesses / "v2.yaml"), "--config", TINY, "--out", str(out), *SMALL,
+                 "--set", "variants=0", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    from datasets import load_from_disk
+
+    kinds = [r["kind"] for split in load_from_disk(str(out / "dataset")).values()
+             for r in split.to_list()]
+    assert kinds.count("bundle") >= len(kinds) // 5  # 25% of the bank, less the rejects

@@ -171,3 +171,43 @@ def wait_for(condition, proc: subprocess.Popen, timeout: float) -> None:
             raise AssertionError(f"the flow process ended early with {proc.returncode}")
         time.sleep(0.2)
     raise AssertionError("timed out waiting for the flow to reach SFT")
+
+
+def test_a_week_that_adds_a_skill_is_judged_on_what_is_new(prefect_harness, store, hat_env,
+                                                            mlflow_uri, tmp_path,
+                                                            registry_name):
+    """v2 -> v3 adds `bundle` (tool bundle.offers, skill bundle_deals): the champion trained
+    on v2 is checked zero-shot on v3 with the `new` suite too, and its 0 of 2 new cases put
+    the Wilson upper bound below the floor: failed, retrain; the candidate's gates include
+    `new`, paired with the champion on the same new cases."""
+    from db.engine import in_transaction
+    from db.harness_repo import submit_harness
+    from hat_core.harness.io import load_harness
+
+    def submit(week: str):
+        harness = load_harness(ROOT / "examples" / "harnesses" / f"{week}.yaml")
+        return in_transaction(store, lambda s: submit_harness(s, harness=harness, author="ann"))
+
+    config = job_config(tmp_path, registry_name, eval={"new_cases": 2})
+    first = retrain(harness_version=submit("v2").number, config_path=config)
+    assert "new" not in first["gates"]["gates"]                     # nothing new: no check
+    add_role(store, "ada", "admin")
+    promote_slot(store, Tracking(mlflow_uri), registry_name=registry_name, version="1",
+                 actor="ada", override_reason="test")
+    result = retrain(harness_version=submit("v3").number, config_path=config)
+    assert result["retrained"] is True
+    new = result["gates"]["gates"]["new"]
+    assert new["evidence"]["n"] == 2 and new["verdict"] == "inconclusive"   # 2 < min_cases
+    with store() as s:
+        runs = list_stage_runs(s, job_id=result["job_id"])
+    import mlflow.artifacts
+
+    zero_json = mlflow.artifacts.download_artifacts(
+        run_id=runs[0].mlflow_run_id, artifact_path="zero_shot.json",
+        dst_path=str(tmp_path / "zero_shot"), tracking_uri=mlflow_uri)
+    zero = json.loads(Path(zero_json).read_text(encoding="utf-8"))
+    assert zero["new_kinds"] == ["bundle"]
+    floor = zero["verdict"]["gates"]["new_floor"]
+    assert floor["verdict"] == "failed" and floor["evidence"]["n"] == 2
+    assert zero["verdict"]["gates"]["t1"]["evidence"]["n"] == 2     # bundle cases left out
+    assert "new_floor failed" in zero["reason"]

@@ -3,11 +3,12 @@
     t1 = T1Suite().run(OraclePolicy(), harness, episodes=30, seed=0)
     t2 = T2Suite().run(policy, harness, episodes=30, variants=4, seed=0, t1_pass_rate=0.93)
 
-`t1` plays the held-out scenarios (`cases.eval_world`) under the harness as given; `t2` plays
-the same scenarios under `variants` HSA variants from the held-out pool (`HsaConfig(pool=
-"heldout")`: names, templates and wordings no training variant uses), each with its rename
-map bound in the simulator. A case passes when the judge finds no failure (the rule judge,
-or the `judge` passed in: `hat_core.evaluation.judging`). Headline
+`t1` plays the held-out scenarios (`cases.harness_world`: the base bank, plus one stratum's
+share of each scenario kind the harness adds, e.g. `bundle` under v3) under the harness as
+given; `t2` plays the same scenarios under `variants` HSA variants from the held-out pool
+(`HsaConfig(pool="heldout")`: names, templates and wordings no training variant uses), each
+with its rename map bound in the simulator. A case passes when the judge finds no failure
+(the rule judge, or the `judge` passed in: `hat_core.evaluation.judging`). Headline
 metric `pass_rate` (the paper's T1/T2 scores are the same share, times 100), also reported
 as `accuracy` (the key `hat_core.release.gates` reads) with `bad_case_rate` = 1 - pass rate; `t2`
 also reports `t1_pass_rate` and `gap` = T1 - T2 (it plays T1 itself unless given
@@ -31,8 +32,8 @@ from hat_core.evaluation.cases import (
     CaseOutcome,
     Progress,
     cap,
-    eval_world,
     failure_counts,
+    harness_world,
     original_surface,
     pass_rate,
     play_cases,
@@ -103,7 +104,7 @@ class T1Suite:
              seed: int = 0, max_steps: int = MAX_STEPS, max_tokens: int = 512,
              progress: Progress | None = None, judge: Judge | None = None
              ) -> list[CaseOutcome]:
-        catalog, scenarios = eval_world(seed, episodes)
+        catalog, scenarios = harness_world(harness, seed, episodes)
         return play_cases(self.name, [original_surface(harness)], scenarios, catalog,
                           as_policy(model, max_tokens=max_tokens), max_steps=max_steps,
                           progress=progress, judge=judge)
@@ -138,7 +139,7 @@ class T2Suite:
         h = need_harness(self.name, harness)
         episodes = cap(episodes, limit)
         policy = as_policy(model, max_tokens=max_tokens)
-        catalog, scenarios = eval_world(seed, episodes)
+        catalog, scenarios = harness_world(h, seed, episodes)
         surfaces = variant_surfaces(h, variants, seed, HsaConfig(pool="heldout"))
         total = len(surfaces) * len(scenarios) + (len(scenarios) if t1_pass_rate is None else 0)
         outcomes = play_cases(self.name, surfaces, scenarios, catalog, policy,

@@ -6,6 +6,7 @@ unknown. `evaluate.evaluate(...)` runs several at once (T1 cases shared with `t2
 
     result = get_suite("ifeval").run(backend, None, nltk_data=Path("nltk_data"), limit=20)
     result = get_suite("t2").run(OraclePolicy(), harness, episodes=30, variants=4)
+    result = get_suite("new").run(OraclePolicy(), v3, previous=v2, cases=30)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.suites.base import Suite, SuiteResult
 from hat_core.evaluation.suites.cot import CotLengthSuite
 from hat_core.evaluation.suites.ifeval import DEFAULT_IFEVAL_SET, IfevalSuite
+from hat_core.evaluation.suites.new_kinds import NewSuite
 from hat_core.evaluation.suites.qa import T1Suite, T2Suite
 from hat_core.evaluation.suites.robustness import prompt_robustness, tool_robustness
 from hat_core.evaluation.suites.tool_calls import ToolCallsSuite
@@ -23,7 +25,7 @@ __all__ = ["DEFAULT_IFEVAL_SET", "SUITES", "Suite", "SuiteResult", "get_suite", 
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (IfevalSuite(), T1Suite(), T2Suite(), tool_robustness(), prompt_robustness(),
-                  CotLengthSuite(), ToolCallsSuite())
+                  CotLengthSuite(), ToolCallsSuite(), NewSuite())
 }
 
 

@@ -35,6 +35,18 @@ def test_eval_run_with_the_oracle(tmp_path):
     assert "t2" in result.output and "bad cases: 0" in result.output
 
 
+def test_eval_run_new_against_a_previous_harness(tmp_path):
+    out = tmp_path / "new" / "report.json"
+    v3 = ROOT / "examples" / "harnesses" / "v3.yaml"
+    result = hat("eval", "run", "oracle", "--suites", "new", "--harness", str(v3),
+                 "--previous", str(V2), "--new-cases", "4", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    (suite,) = json.loads(out.read_text())["suites"]
+    assert suite["metrics"]["pass_rate"] == 1.0 and suite["summary"]["new_kinds"] == ["bundle"]
+    rows = [json.loads(x) for x in (out.parent / "report.cases.jsonl").read_text().splitlines()]
+    assert [r["case_id"] for r in rows][:1] == ["new/original/s00000-bundle"] and len(rows) == 4
+
+
 def test_eval_run_writes_bad_cases_to_file_store_and_mlflow(tmp_path):
     from db.badcases_repo import count_bad_cases
     from db.engine import make_engine, make_session_factory

@@ -2,9 +2,9 @@
 the parameter matcher's evidence) and the example weeks v1..v4.
 
 The variants are those `hat augment v1.yaml --variants 8 --seed S` writes for S = 0..5, dumped
-with `dump_harness` and reloaded with `load_harness`. A week's tool the simulator does not
-implement (v3/v4's `bundle.offers`) is solved when no scenario needs it: it is bound by id,
-unimplemented, never called by the oracle, and every scenario of the bank still passes.
+with `dump_harness` and reloaded with `load_harness`. Every week's tool is implemented
+(v3/v4's `bundle.offers` too, with the `bundle` kind: tests/hat_core/sim/test_bundle_kind.py);
+the base bank never calls it, and every scenario of the bank still passes.
 """
 
 from __future__ import annotations
@@ -88,8 +88,7 @@ def test_the_oracle_solves_every_example_week(version):
     binding = bind(harness)
     assert binding.refused_hints == {}
     unimplemented = [t for t in binding.tools_by_id.values() if not t.implemented]
-    assert [t.tool_id for t in unimplemented] == (
-        ["bundle.offers"] if version in ("v3", "v4") else [])
+    assert unimplemented == []
     called = {c["function"]["name"] for r in results for m in r.episode.messages
               for c in m.get("tool_calls") or ()}
     assert not called & {t.name for t in unimplemented}

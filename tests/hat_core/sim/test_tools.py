@@ -6,6 +6,7 @@ import json
 
 from harness_variants import RENAME_MAP, edit
 
+from hat_core.harness.io import load_harness
 from hat_core.sim.batch import world
 from hat_core.sim.binding import bind
 from hat_core.sim.episode import AssistantTurn, ToolCall
@@ -37,7 +38,7 @@ def test_execute_returns_typed_failures():
     assert execute(cat, "product.price", {"product_id": "P0"}).error_type == "not_found"
     assert execute(cat, "product.price", {}).error_type == "bad_arguments"
     assert execute(cat, "product.price", {"product_id": 7}).error_type == "bad_arguments"
-    assert execute(cat, "bundle.offers", {}).error_type == "not_implemented"
+    assert execute(cat, "gift.wrap", {}).error_type == "not_implemented"
     assert execute(cat, "shipping.estimate",
                    {"product_id": "P1001", "city": "火星"}).error_type == "not_found"
 
@@ -78,16 +79,17 @@ def test_bad_arguments_give_a_typed_error_without_the_hook(v1):
 
 def test_a_tool_without_implementation_is_not_implemented(v1):
     def add_tool(data: dict) -> None:
-        data["tools"].append({"id": "bundle.offers", "name": "get_bundles",
-                              "description": "组合优惠", "parameters": {
+        data["tools"].append({"id": "gift.wrap", "name": "get_bundles",
+                              "description": "礼品包装", "parameters": {
                                   "type": "object", "properties": {}, "required": []}})
     ep = _play(edit(v1, add_tool), ToolCall("c1", "get_bundles", "{}"))
     assert _tool_messages(ep)[0]["error"] == "not_implemented"
 
 
-def test_each_tool_reference_is_the_v1_surface_of_its_canonical_parameters(v1):
-    assert [t.id for t in v1.tools] == list(TOOLS)
-    for tool in v1.tools:
+def test_each_tool_reference_is_the_v1_surface_of_its_canonical_parameters(v1, examples_dir):
+    v3 = load_harness(examples_dir / "v3.yaml")  # bundle.offers came with v3
+    assert [t.id for t in v1.tools] == [t for t in TOOLS if t != "bundle.offers"]
+    for tool in (*v1.tools, v3.tool("bundle.offers")):
         spec = TOOLS[tool.id]
         assert spec.reference == tool.parameters
         props = spec.reference["properties"]

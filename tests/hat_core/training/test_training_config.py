@@ -56,6 +56,13 @@ def test_invalid_choices_list_the_valid_options():
     assert "scale_rewards: 'x' is not valid; valid options: group, batch, none" in text
     assert f"rewards.speed: unknown reward; valid rewards: {', '.join(REWARD_NAMES)}" in text
     assert "scenario_kinds[1]: 'weather' is not valid; valid options: product_fact" in text
+    assert "bundle" in text  # a kind a harness adds (v3) is a valid choice too
+
+
+def test_a_kind_a_harness_adds_is_a_valid_rl_choice():
+    config = build_stage_config("rl", {"output_dir": "o", "scenario_kinds": ["bundle"]},
+                                check_paths=False)
+    assert config.scenario_kinds == ("bundle",)
 
 
 def test_bad_types_numbers_and_missing_paths_all_at_once(tmp_path):
