@@ -308,8 +308,9 @@ class _Job:
                              str(self.work / "data"))
         model, settings = start_of(self.config, base, champion)
         start = f"champion v{champion['version']}" if model != base else "base"
-        self.record("data", {}, {"dataset": Path(dataset)}, extra={"start_model": start,
-                                                                   "start_dir": model})
+        self.record("data", {}, {"dataset": Path(dataset)},
+                    extra={"start_model": start, "start_dir": model},
+                    tags={"hat.start_model": start})
         inputs = {"sft": {"dataset": dataset},
                   "opd": {"teacher": base, "prompts": str(Path(dataset) / "opd")},
                   "rl": {"harness": str(self.work / "harness.json")}}

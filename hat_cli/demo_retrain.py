@@ -1,4 +1,4 @@
-"""The training half of `hat demo`: base model, first champion, and the service's reaction to v2.
+"""The flow half of `hat demo`: base model, stored weeks, retrain jobs and what they decided.
 
 Each step runs the real thing in this process: `flows.stages.base_model_dir` (build or reuse
 the embedded base of the config's `base_size`), the `retrain` flow (`flows.retrain.retrain`,

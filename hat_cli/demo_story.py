@@ -111,7 +111,7 @@ class FixedArm:
     def __init__(self, state):
         self.state = state
         self.out = state.home / "runs" / "demo-fixed-harness"
-        self.log = state.home / "logs" / f"demo-fixed-harness-{time.strftime('%Y%m%d-%H%M%S')}.log"
+        self.log = state.home / "logs" / f"fixed-harness-{time.strftime('%Y%m%d-%H%M%S')}.log"
         self.proc: subprocess.Popen | None = None
         self.started = 0.0
         self.seconds: float | None = None
@@ -269,6 +269,7 @@ def week3(state, console) -> None:
             console.print(f"  candidate - champion, {key}: {_diff(p)}")
         entry |= {"arms": arms, "candidate_vs_champion": versus,
                   "gates_verdict": gates_verdict(outcome.model.gate_results)}
+    demo_retrain.show_registry(state, console)
     entry["seconds"] = time.perf_counter() - started
     state.story["weeks"].append(entry)
 

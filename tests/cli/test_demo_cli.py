@@ -99,10 +99,13 @@ def test_three_weeks_one_job_each_and_a_champion(story):
         assert models[n] is not None and models[n].gate_results["verdict"] == "inconclusive"
     assert len(re.findall(r"zero-shot check: zero-shot \w+ \(.*\): retrain needed", out)) == 2
     assert "candidate inconclusive on gates: " in out and "challenger: hat-agent" not in out
-    # v3 retrains from the champion (warm start): its data stage names where it started
-    data_v3 = next(r for r in list_stage_runs(sessions(tmp)(), job_id=jobs[3][0].id)
-                   if r.stage == "data")
-    assert data_v3.metrics.get("start_model") == "champion v1"
+    # v2 and v3 retrain from the champion (warm start): their data runs say where they started
+    tracking = Tracking(f"sqlite:///{tmp / '.hat' / 'mlflow.db'}")
+    with sessions(tmp)() as s:
+        data_runs = {n: next(r for r in list_stage_runs(s, job_id=jobs[n][0].id)
+                             if r.stage == "data") for n in (1, 3)}
+    tags = {n: tracking.client.get_run(r.mlflow_run_id).data.tags for n, r in data_runs.items()}
+    assert tags[1]["hat.start_model"] == "base" and tags[3]["hat.start_model"] == "champion v1"
 
 
 def test_the_fixed_harness_model_trains_beside_the_champion(story):
@@ -227,8 +230,8 @@ def test_the_console_shows_the_diff_the_jobs_and_the_gates(story, monkeypatch):
         assert not at.exception, (page, [e.value for e in at.exception])
         shown[page] = "\n".join([str(e.value) for e in at.markdown] +
                                 [df.value.to_string() for df in at.dataframe])
-    assert "surface" in shown["harness_diff"] and "search_products -> find_products" in \
-        shown["harness_diff"]
-    assert "live-stream-avatar v1" in shown["runs"] and "live-stream-avatar v2" in shown["runs"]
+    # the newest edit by default: v2 -> v3, a new skill and tool
+    assert "semantic" in shown["harness_diff"] and "bundle" in shown["harness_diff"]
+    assert all(f"live-stream-avatar v{n}" in shown["runs"] for n in (1, 2, 3))
     assert "hat-agent v1" in shown["release"] and "t1.accuracy" in shown["release"]
-    assert "hat-agent v2" in shown["release"]       # the v2 candidate and its gates
+    assert "hat-agent v3" in shown["release"]       # the v3 candidate and its gates
