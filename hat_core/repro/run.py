@@ -146,23 +146,32 @@ def _base(config: ReproConfig, seed: int, work: Path, cache_dir: Path | None) ->
 def _data(config: ReproConfig, seed: int, out: Path, *, fixed: bool) -> dict:
     """The HSA build, or (`fixed`) the Fixed-Harness one: the original harness only."""
     from hat_core.data.build import build
-    from hat_core.data.config import load_data_config
     from hat_core.harness.io import load_harness
+
+    data_config = data_config_of(config, seed, fixed=fixed)
+    result = build(load_harness(config.harness), data_config, out)
+    return {"path": str(out), "version": result.version, "splits": dict(result.stats.splits),
+            "variants": data_config.variants}
+
+
+def data_config_of(config: ReproConfig, seed: int, *, fixed: bool):
+    """The typed data config of a seed's HSA build, or (`fixed`) its Fixed-Harness build
+    (`stage_files.data_fixed`, else the HSA file; `variants: 0` either way)."""
+    from hat_core.data.config import load_data_config
 
     files = config.stage_files
     name = files.data_fixed if fixed and files.data_fixed else files.data
     overrides = {**dotted(config.data), "seed": seed, "render_profile": config.render_profile}
     if fixed:
         overrides["variants"] = 0
-    data_config = load_data_config(Path(config.stage_configs) / name, overrides)
-    result = build(load_harness(config.harness), data_config, out)
-    return {"path": str(out), "version": result.version, "splits": dict(result.stats.splits),
-            "variants": data_config.variants}
+    return load_data_config(Path(config.stage_configs) / name, overrides)
 
 
-def _stage(config: ReproConfig, stage: str, seed: int, src: Path, out: Path, extra: dict,
-           base: Path, tracking_uri: str | None, parent: str | None):
-    from hat_core.training import load_stage_config, run_stage_named
+def stage_config_of(config: ReproConfig, stage: str, seed: int, src: Path, out: Path,
+                    extra: dict, base: Path):
+    """The typed config of one training stage: its stage file, the repro's overrides, then
+    the run's own inputs (`src` model, `out`, seed, threads, profile; OPD's teacher `base`)."""
+    from hat_core.training import load_stage_config
 
     overrides = {**dotted(getattr(config, stage)), **extra, "base": str(src),
                  "output_dir": str(out),
@@ -170,8 +179,15 @@ def _stage(config: ReproConfig, stage: str, seed: int, src: Path, out: Path, ext
                  "render_profile": config.render_profile}
     if stage == "opd":
         overrides["teacher"] = str(base)
-    stage_config = load_stage_config(
+    return load_stage_config(
         stage, Path(config.stage_configs) / getattr(config.stage_files, stage), overrides)
+
+
+def _stage(config: ReproConfig, stage: str, seed: int, src: Path, out: Path, extra: dict,
+           base: Path, tracking_uri: str | None, parent: str | None):
+    from hat_core.training import run_stage_named
+
+    stage_config = stage_config_of(config, stage, seed, src, out, extra, base)
     return run_stage_named(stage, stage_config, tracking=_stage_tracking(
         tracking_uri, stage, out.name, parent))
 

@@ -113,3 +113,32 @@ def _rows(path: str) -> list[dict]:
     from pathlib import Path
 
     return [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+
+
+@pytest.mark.parametrize("name", ["repro_full.yaml", "repro_quick.yaml"])
+def test_every_stage_config_of_the_shipped_repro_configs_loads(name, examples_dir, tmp_path,
+                                                               monkeypatch):
+    """What each stage of a run would train with, typed and validated without training: the
+    full config is the CPU recipe (packed SFT rows, the data_cpu builds, opd_cpu, rl_cpu)."""
+    from hat_core.repro.run import data_config_of, stage_config_of
+
+    root = examples_dir.parent.parent
+    monkeypatch.chdir(root)
+    config = load_repro_config(root / "examples" / "configs" / name)
+    hsa, fixed = data_config_of(config, 1, fixed=False), data_config_of(config, 1, fixed=True)
+    assert hsa.seed == fixed.seed == 1 and fixed.variants == 0 and hsa.variants > 0
+    base = root / "examples" / "models" / "toy-long"
+    data = tmp_path / "data"
+    (data / "opd").mkdir(parents=True)
+    sft = stage_config_of(config, "sft", 1, base, tmp_path / "sft", {"dataset": str(data)}, base)
+    opd = stage_config_of(config, "opd", 1, base, tmp_path / "opd", {"prompts": str(data)}, base)
+    rl = stage_config_of(config, "rl", 1, base, tmp_path / "rl", {"harness": config.harness},
+                         base)
+    assert sft.max_steps == config.sft["max_steps"] and str(opd.teacher) == str(base)
+    assert rl.max_steps == config.rl["max_steps"] and sft.num_threads == config.threads
+    if name == "repro_full.yaml":
+        assert config.base_model == "examples/models/toy-long" and sft.pack
+        assert (hsa.variants, hsa.scenarios_per_surface, fixed.scenarios_per_surface) == (
+            1500, 6, 0)
+        assert config.eval.episodes >= 30 and config.eval.variants >= 4
+        assert "t2_edit" in config.eval.suites and config.eval.seed is None
