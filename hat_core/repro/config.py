@@ -30,6 +30,9 @@ from hat_core.harness.render import PROFILES
 
 # hsa_opd: the HSA-SFT + OPD checkpoint HAT's RL starts from (no training of its own)
 ARMS = ("base", "fixed_sft", "hsa_sft", "hsa_opd", "hat")
+ARM_LABELS = {"base": "Base (no training)", "fixed_sft": "Fixed-Harness SFT",
+              "hsa_sft": "HSA-SFT only", "hsa_opd": "HSA-SFT + OPD",
+              "hat": "HAT (HSA-SFT → OPD → HSA-RL)"}
 # t2_edit: T1's scenarios under the first of `edits` (the operator's own edit, v2)
 SUITES = ("t1", "t2", "t2_edit", "tool_robustness", "prompt_robustness", "cot_length",
           "ifeval")

@@ -19,11 +19,9 @@ from pathlib import Path
 
 from hat_core.errors import ConfigError, Problem
 from hat_core.repro.aggregate import aggregates, mean_std
-from hat_core.repro.config import ARMS
+from hat_core.repro.config import ARM_LABELS, ARMS
+from hat_core.repro.tables import aggregates_markdown
 
-ARM_LABELS = {"base": "Base (no training)", "fixed_sft": "Fixed-Harness SFT",
-              "hsa_sft": "HSA-SFT only", "hsa_opd": "HSA-SFT + OPD",
-              "hat": "HAT (HSA-SFT → OPD → HSA-RL)"}
 ARM_COLORS = {"base": "#999999", "fixed_sft": "#d62728", "hsa_sft": "#1f77b4",
               "hsa_opd": "#9467bd", "hat": "#2ca02c"}
 # (column, metric key, scale); "badcase_reduction" is computed from the edit counts
@@ -239,8 +237,6 @@ def failures_markdown(results: dict, suites: tuple[str, ...] = FAILURE_SUITES,
 
 def write_outputs(results: dict, out: Path) -> dict[str, Path]:
     """results.json (with `aggregates`), table.md, bars.png and curves.png under `out`."""
-    from hat_core.repro.tables import aggregates_markdown
-
     out.mkdir(parents=True, exist_ok=True)
     results = {**results, "aggregates": aggregates(results)}
     files = {"results": out / "results.json", "table": out / "table.md"}

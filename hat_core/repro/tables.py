@@ -18,7 +18,7 @@ from hat_core.repro.aggregate import (
     pooled_paired,
     pooled_rate,
 )
-from hat_core.repro.config import ARMS
+from hat_core.repro.config import ARM_LABELS, ARMS
 
 OUTCOME_LABELS = {"passed": "pass rate", "first_tool_right": "right first tool",
                   "first_call_exact": "exact first call", "all_calls_exact": "all calls exact",
@@ -122,6 +122,4 @@ def aggregates_markdown(results: dict) -> str:
 
 
 def _label(arm: str) -> str:
-    from hat_core.repro.report import ARM_LABELS
-
     return ARM_LABELS[arm]
