@@ -18,8 +18,8 @@ Per seed, with the project's own pieces and nothing else:
    the first of `edits`, v2), IFE-P on the project's IFEval set (every prompt unless
    `eval.ifeval_prompts` caps it) and the bad-case rate on each edited harness (v2..v4).
 Everything runs under the config's render profile. Every played case is kept as a row in
-`<work>/seed<N>/eval/<arm>[.t2_edit|.ifeval|.edits].cases.jsonl`; the results keep, per arm, the
-failure types behind each cell (`failure_table`), every paired suite's per-case outcomes
+`<work>/seed<N>/eval/<arm>[.t2_edit|.ifeval|.edits].cases.jsonl`; the results keep, per
+arm, the failure types behind each cell (`failure_table`), every paired suite's per-case outcomes
 (`hat_core.repro.outcomes`: the paired tests and pooled intervals of the report) and the
 counts per scenario kind, T2 variant and IFEval instruction family. Stage runs, evaluation
 reports (with their case rows) and a parent run per seed (with the edit case rows) go to
