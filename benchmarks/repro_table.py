@@ -1,4 +1,4 @@
-"""The reproduction table: Base, Fixed-Harness SFT, HSA-SFT and HAT on one CPU budget.
+"""The reproduction table: Base, Fixed SFT, HSA-SFT, HSA-SFT + OPD and HAT on one CPU budget.
 
     .venv/bin/python benchmarks/repro_table.py --config examples/configs/repro_full.yaml \
         [--seeds 0,1,2] [--threads N] [--out docs/results] [--work /tmp/hat-repro] \
@@ -7,8 +7,10 @@
     .venv/bin/python benchmarks/repro_table.py --merge a/results.json b/results.json --out DIR
 
 Trains every arm with the project's own base model, data build and stages, evaluates it with
-the project's suites, and writes `results.json`, `table.md` (mean ± std over seeds, and the
-wall time of every step), `bars.png` and `curves.png` to `--out`. Stage runs, evaluation
+the project's suites (each seed on its own eval world), and writes `results.json`, `table.md`
+(mean ± std over seeds, pooled rates with Wilson intervals, paired tests pooled over seeds,
+per-family breakdowns, and the wall time of every step), `bars.png` and `curves.png` to
+`--out`. Stage runs, evaluation
 reports and one parent run per seed go to MLflow (`--tracking-uri`, default a SQLite store
 in `--work`). Same as `hat repro`.
 """

@@ -71,6 +71,17 @@ class LatencySettings:
 
 
 @dataclass(frozen=True)
+class WarmStart:
+    """Retrain from the live champion instead of the base model (continuous retraining): the
+    candidate's SFT starts from the champion's weights, with `sft` overriding the `sft`
+    section (typically fewer steps); OPD's teacher stays the pre-SFT base. Without a champion
+    (the first job) the candidate starts from the base as usual. Off by default."""
+
+    enabled: bool = False
+    sft: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RetrainConfig:
     """One retrain job: base model, stage configs, evaluation, latency, gates, registry."""
 
@@ -81,6 +92,7 @@ class RetrainConfig:
     sft: dict[str, Any] = field(default_factory=dict)
     opd: dict[str, Any] = field(default_factory=dict)
     rl: dict[str, Any] = field(default_factory=dict)
+    warm_start: WarmStart = field(default_factory=WarmStart)
     eval: EvalSettings = field(default_factory=EvalSettings)
     latency: LatencySettings = field(default_factory=LatencySettings)
     gates: GateConfig = field(default_factory=GateConfig)

@@ -269,7 +269,7 @@ class _Job:
         zero = self.zero_shot(champion, base)
         if zero is not None:
             return zero
-        candidate = self.train_candidate(base)
+        candidate = self.train_candidate(base, champion)
         return self.judge(candidate, champion, base)
 
     def reach(self, stage: str) -> None:
@@ -301,13 +301,16 @@ class _Job:
             return {"verdict": reason, "retrained": False, "gates": verdict.to_dict()}
         return None
 
-    def train_candidate(self, base: str) -> str:
+    def train_candidate(self, base: str, champion: dict | None = None) -> str:
         previous_json = self.previous_json
         self.reach("data")
         dataset = build_data(self.harness_json, previous_json, self.config.data,
                              str(self.work / "data"))
-        self.record("data", {}, {"dataset": Path(dataset)})
-        model = base
+        model, settings = start_of(self.config, base, champion)
+        start = f"champion v{champion['version']}" if model != base else "base"
+        self.record("data", {}, {"dataset": Path(dataset)},
+                    extra={"start_model": start, "start_dir": model},
+                    tags={"hat.start_model": start})
         inputs = {"sft": {"dataset": dataset},
                   "opd": {"teacher": base, "prompts": str(Path(dataset) / "opd")},
                   "rl": {"harness": str(self.work / "harness.json")}}
@@ -316,7 +319,7 @@ class _Job:
         with concurrency(self.config.train_slot, occupy=1):
             for stage in ("sft", "opd", "rl"):
                 self.reach(stage)
-                out = train(stage, getattr(self.config, stage), model,
+                out = train(stage, settings[stage], model,
                             str(self.work / stage), inputs[stage], self.tracking.tracking_uri,
                             experiment_name(self.version.line), self.parent_id)
                 record_stage(self.db_url, self.job_id, stage, out.get("run_id") or "",
@@ -335,13 +338,16 @@ class _Job:
         champ_dir = champion["model_dir"] if champion else base
         champ = evaluate(champ_dir, self.harness_json, suites, str(run / CHAMPION_REPORT), ev,
                          gate, self.previous_json)
-        if champion:  # the base model's cases, for IFE-P (without a champion: champ's)
+        # IFE-P's reference: the base model's cases (without a champion, champ's are the
+        # base's), or with `gates.ife_p_reference: champion` the live champion's
+        by_base = bool(champion) and self.config.gates.ife_p_reference == "base"
+        if by_base:
             evaluate(base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
         self.reach("latency")
         fast = latency(candidate, self.harness_json, self.config.latency,
                        str(run / "latency.json"))
         champ_rows = read_case_rows(run / CHAMPION_REPORT)
-        base_rows = read_case_rows(run / "base.json") if champion else champ_rows
+        base_rows = read_case_rows(run / "base.json") if by_base else champ_rows
         gates = evaluate_gates(read_case_rows(run / CANDIDATE_REPORT), champ_rows, base_rows,
                                fast, self.config.gates, self.new_kinds)
         side = {f"candidate.{k}": v for k, v in cand.items()} | \
@@ -372,6 +378,17 @@ class _Job:
 
 
 # --- plain functions the tasks and the CLI use -------------------------------------------------
+
+def start_of(config: RetrainConfig, base: str, champion: dict | None) -> tuple[str, dict]:
+    """Where the candidate's training starts and each stage's settings: the base model, or
+    with `warm_start.enabled` and a champion, the champion's checkpoint with the warm-start
+    SFT overrides."""
+    settings = {"sft": dict(config.sft), "opd": dict(config.opd), "rl": dict(config.rl)}
+    if not (config.warm_start.enabled and champion):
+        return base, settings
+    settings["sft"] |= config.warm_start.sft
+    return champion["model_dir"], settings
+
 
 def zero_shot_reason(verdict: GateResults) -> str:
     """The zero-shot step's outcome: only a passed check spares the retrain."""

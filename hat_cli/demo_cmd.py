@@ -2,15 +2,25 @@
 
 It creates the embedded stores under `HAT_HOME` (default `.hat/`), validates the example weekly
 harness versions (v1 -> v4), diffs each week (surface vs semantic), shows in the simulator what
-a model that memorised v1 does after each edit, makes HSA variants, creates one login per role,
-builds (or reuses) the base model, stores v1 and trains the first champion through the real
-retrain flow, promotes it into slot `ab`, then submits the v2 edit and lets the service react
-(zero-shot check, retrain when needed, evaluation, latency, registry, `challenger` when the
-gates pass). Each step prints what it did and how long it took; the closing tables say where
-everything is. Then the console starts (`--no-ui`: it does not).
+a model that memorised v1 does after each edit, makes HSA variants, creates one login per role
+and loads the base model. Then the weeks (`hat_cli.demo_story`):
+
+1. v1: the real retrain flow trains the champion with the HAT recipe while a child process
+   trains a fixed-harness model on the same SFT budget; both are scored on the same cases;
+   the champion is promoted into slot `ab`;
+2. v2 (renames): the service's zero-shot check of the champion (a retrain only when it does
+   not pass), and the same check of the fixed-harness model;
+3. v3 (a new skill and tool): the service reacts (zero-shot check, retrain, gates,
+   `challenger` when every gate passes), the candidate paired with the champion on v3;
+4. the slot's champion and challenger behind the A/B gateway (sticky arms, exposures), and a
+   bad case reviewed and sent to training.
+
+Each step prints what it did and how long it took; the closing tables give the numbers per
+week and where everything is. Then the console starts (`--no-ui`: it does not).
 
     hat demo                      # the story, then the console on http://127.0.0.1:8501
     hat demo --no-ui              # scripted use
+    hat demo --summary s.json     # also the story's numbers as JSON
     hat demo --config FILE        # another retrain config (default retrain_demo.yaml)
 """
 
@@ -23,7 +33,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from hat_cli import demo_retrain
+from hat_cli import demo_retrain, demo_story
 from hat_cli.errors import exits_on_error
 from hat_cli.terminal import Terminal, long_command
 
@@ -45,6 +55,8 @@ class DemoState:
     versions: dict = field(default_factory=dict)
     outcomes: dict = field(default_factory=dict)
     artefacts: dict[str, str] = field(default_factory=dict)
+    story: dict = field(default_factory=lambda: {"weeks": []})  # `demo_story`'s numbers
+    fixed: object = None  # `demo_story.FixedArm`
     _factory: object = None
 
     def sessions(self):
@@ -62,14 +74,16 @@ def demo(
     config: Path = typer.Option(demo_retrain.DEMO_CONFIG, "--config",
                                 help="retrain config of the two training jobs"),
     no_ui: bool = typer.Option(False, "--no-ui", help="do not start the console at the end"),
+    summary: Path = typer.Option(None, "--summary",
+                                 help="write the story's numbers (per week) as JSON here"),
 ) -> None:
     """Run the whole story on the embedded default and say where each artefact is."""
-    state = exits_on_error(_run)(episodes=episodes, seed=seed, config=config)
+    state = exits_on_error(_run)(episodes=episodes, seed=seed, config=config, summary=summary)
     if not no_ui:
         _console(state)
 
 
-def _run(*, episodes: int, seed: int, config: Path) -> DemoState:
+def _run(*, episodes: int, seed: int, config: Path, summary: Path | None = None) -> DemoState:
     state = DemoState(episodes=episodes, seed=seed, config_path=Path(config).resolve())
     timings = []
     steps = _steps()
@@ -80,6 +94,9 @@ def _run(*, episodes: int, seed: int, config: Path) -> DemoState:
                     step(state, term)
                 timings.append((title, stage.seconds))
         _closing(term, timings, state)
+        if summary is not None:
+            path = demo_story.write_summary(state, summary, sum(s for _, s in timings))
+            term.print(f"summary: {path}", markup=False, highlight=False)
     return state
 
 
@@ -205,30 +222,8 @@ def _base(state: DemoState, console: Terminal) -> None:
     demo_retrain.base_model(state, console)
 
 
-def _submit_v1(state: DemoState, console: Terminal) -> None:
-    demo_retrain.submit(state, console, "v1")
-
-
-def _champion(state: DemoState, console: Terminal) -> None:
-    outcome = demo_retrain.run_retrain(state, console, "v1")
-    state.artefacts["v1 job (data, stages, eval reports)"] = str(outcome.work)
-
-
 def _promote(state: DemoState, console: Terminal) -> None:
     demo_retrain.promote_champion(state, console)
-
-
-def _submit_v2(state: DemoState, console: Terminal) -> None:
-    demo_retrain.submit(state, console, "v2")
-
-
-def _react(state: DemoState, console: Terminal) -> None:
-    outcome = demo_retrain.run_retrain(state, console, "v2")
-    state.artefacts["v2 job (zero-shot, stages, eval reports)"] = str(outcome.work)
-    demo_retrain.show_registry(state, console)
-    results = state.home / "prefect-results"
-    if results.is_dir():
-        state.artefacts["Prefect task results"] = str(results)
 
 
 def _steps() -> list[tuple[str, Callable[[DemoState, Terminal], None]]]:
@@ -241,11 +236,13 @@ def _steps() -> list[tuple[str, Callable[[DemoState, Terminal], None]]]:
         ("Augment the newest week (HSA, training pool)", _augment),
         ("Create the demo logins", _logins),
         ("Build or reuse the base model", _base),
-        ("Store v1, the live harness", _submit_v1),
-        ("Train the first champion on v1 (retrain flow)", _champion),
-        ("Promote it to champion (slot ab)", _promote),
-        ("Submit the v2 edit", _submit_v2),
-        ("The service reacts to v2 (retrain flow)", _react),
+        ("Week 1 (v1): the HAT champion, and a fixed-harness model beside it",
+         demo_story.week1),
+        ("Promote the champion (slot ab)", _promote),
+        ("Week 2 (v2, renames): zero-shot checks of both models", demo_story.week2),
+        ("Week 3 (v3, a new skill): the service reacts", demo_story.week3),
+        ("The A/B slot: champion and challenger behind the gateway", demo_story.ab_slot),
+        ("Review a bad case and send it to training", demo_story.review),
     ]
 
 
@@ -273,23 +270,24 @@ def _closing(term: Terminal, timings: list[tuple[str, float]], state: DemoState)
     for title, seconds in timings:
         table.add_row(title, f"{seconds:.1f}")
     table.add_row("total", f"{sum(s for _, s in timings):.1f}")
+    term.print(demo_story.week_table(state))
     term.print(table)
     term.print("[bold]where everything is[/]")
     for what, where in state.artefacts.items():
         term.print(f"  {what}: {where}", markup=False, highlight=False)
     term.print(f"about the model: {QUALITY}")
     term.hint("`hat ui` (Harness diff, Runs, Release pages), `hat harness diff 1 2`, "
-              "`hat harness submit examples/harnesses/v3.yaml --author you --note wk3` and "
-              "`hat retrain --harness-version 3 --config examples/configs/retrain_demo.yaml`")
+              "`hat harness submit examples/harnesses/v4.yaml --author you --note wk4` and "
+              "`hat retrain --harness-version 4 --config examples/configs/retrain_demo.yaml`")
     for text in demo_retrain.ui_hints(state):
         term.hint(text)
 
 
-QUALITY = ("the demo trains from the `test`-size base (about 0.15M parameters, pre-trained for "
-           "30 steps) with a few steps per stage, so that two retrains fit in about 15 minutes "
-           "on 2 CPU cores: the flow, the store, MLflow, the gates and the registry are real, "
-           "but the model is far too small to answer well (T1/T2 0, IFE-P near 0): the demo's "
-           "zero-shot floors (T1/T2 >= 0.5) send v2 to a retrain, and a candidate that is "
-           "'not worse' than a champion at 0 says nothing about quality. For a better "
-           "model set `base_size: tiny` (or `base_model: DIR`) in a copy of "
-           "examples/configs/retrain_demo.yaml and run `hat demo --config FILE`.")
+QUALITY = ("the default config (examples/configs/retrain_demo.yaml) trains from the `test`-size "
+           "base (about 0.15M parameters) with a few steps per stage, so that the three weeks "
+           "fit in minutes on 2 CPU cores: the flows, the store, MLflow, the gates, the registry "
+           "and the gateway are real, but every model scores 0 and every paired verdict is "
+           "inconclusive (0 against 0 shows nothing). The CPU recipe that learns the job "
+           "(docs/results.md) starts from the shipped examples/models/toy-long and needs about "
+           "1,800 packed SFT steps per arm (35-60 minutes on 2 cores); `hat demo --config FILE` "
+           "runs the story with any retrain config.")

@@ -1,4 +1,4 @@
-"""The training half of `hat demo`: base model, first champion, and the service's reaction to v2.
+"""The flow half of `hat demo`: base model, stored weeks, retrain jobs and what they decided.
 
 Each step runs the real thing in this process: `flows.stages.base_model_dir` (build or reuse
 the embedded base of the config's `base_size`), the `retrain` flow (`flows.retrain.retrain`,
@@ -182,13 +182,13 @@ def show_outcome(state, console, outcome: JobOutcome) -> None:
     console.print(f"job {job.id} ({job.trigger}): [bold]{job.state}[/] - {job.reason}")
     if outcome.zero_shot:
         console.print(f"zero-shot check: {outcome.zero_shot.get('reason', '?')}")
-        _gate_table(console, "zero-shot check (champion on the new harness vs its reference)",
+        gate_table(console, "zero-shot check (champion on the new harness vs its reference)",
                     outcome.zero_shot.get("verdict", {}))
     if outcome.model is None and job.state == "succeeded":
         console.print("no new candidate: the champion stays, and no challenger is named")
     if outcome.model is not None:
         gates = outcome.model.gate_results
-        _gate_table(console, f"gates of {outcome.model.registry_name} "
+        gate_table(console, f"gates of {outcome.model.registry_name} "
                              f"v{outcome.model.version}", gates)
         held = [g.name for g in gates_of(gates) if not g.passed]
         verdict = gates_verdict(gates)
@@ -215,7 +215,7 @@ def _parent_run(state, outcome: JobOutcome) -> str:
     return run.data.tags.get("mlflow.parentRunId", "none")
 
 
-def _gate_table(console, title: str, results: dict) -> None:
+def gate_table(console, title: str, results: dict) -> None:
     gates = results.get("gates", {})
     if not gates:
         return

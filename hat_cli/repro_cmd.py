@@ -1,4 +1,4 @@
-"""`hat repro`: the reproduction table (Base, Fixed-Harness SFT, HSA-SFT, HAT) on one budget.
+"""`hat repro`: the reproduction table (Base, Fixed SFT, HSA-SFT, HSA-SFT + OPD, HAT), one budget.
 
     hat repro --quick                                  # smoke run, minutes
     hat repro --config examples/configs/repro_full.yaml --seeds 0,1,2 --out docs/results
@@ -44,7 +44,7 @@ def repro(
     tracking_uri: str = typer.Option(None, "--tracking-uri", envvar="HAT_MLFLOW_TRACKING_URI",
                                      help="MLflow (default a SQLite store in --work)"),
 ) -> None:
-    """Train and evaluate the four arms over seeds; write the table and plots."""
+    """Train and evaluate the five arms over seeds; write the table and plots."""
     if merge:
         _write(merge_results(list(merge)), out or work / "results")
         return

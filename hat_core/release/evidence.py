@@ -18,6 +18,18 @@ the difference). The verdict, in this order:
    inconclusive, never passed;
 3. significantly better: passed; significantly worse by no more than `tolerance`: passed
    (what the tolerance allows); significantly worse beyond it: failed.
+
+That superiority rule (`paired_evidence`) answers "is it better?". The blessing gates and the
+zero-shot check ask "is it not worse by more than a margin?", so they read the same pairs as
+a non-inferiority test (`non_inferiority_evidence`): the Bonett-Price interval of the change
+(`hat_core.evaluation.call_metrics.paired_difference_interval`) against the `margin`:
+
+1. fewer than `min_cases` paired cases, or no case right on either side (0 against 0):
+   inconclusive;
+2. the whole interval above -margin: passed (it loses less than the margin);
+3. the whole interval below -margin, or a loss that is significant (McNemar's p < alpha) and
+   beyond the margin: failed;
+4. otherwise inconclusive (too little evidence either way).
 """
 
 from __future__ import annotations
@@ -83,6 +95,7 @@ class Evidence:
     diff_interval: tuple[float, float] | None = None
     alpha: float = 0.05
     min_cases: int = 0
+    test: str = "mcnemar-exact"
 
     def to_dict(self) -> dict:
         """Plain JSON values (the interval as a list), without the verdict and reason that
@@ -91,7 +104,7 @@ class Evidence:
         return {"n": self.n, "candidate": self.candidate, "reference": self.reference,
                 "candidate_only": self.candidate_only, "reference_only": self.reference_only,
                 "p_value": self.p_value, "diff_interval": interval, "alpha": self.alpha,
-                "min_cases": self.min_cases, "test": "mcnemar-exact"}
+                "min_cases": self.min_cases, "test": self.test}
 
 
 def case_outcomes(rows: Sequence[Mapping], outcome: Outcome) -> list[dict]:
@@ -147,6 +160,54 @@ def paired_evidence(candidate: Sequence[Mapping], reference: Sequence[Mapping],
               f"{cmp.p_value:.3g}): {why}")
     return Evidence(verdict, reason, cmp.n, c, r, cmp.b_only, cmp.a_only, cmp.p_value,
                     interval, **limits)
+
+
+def non_inferiority_evidence(current: Sequence[Mapping], reference: Sequence[Mapping],
+                            outcome: Outcome, *, margin: float, min_cases: int,
+                            alpha: float, who: str = "the candidate") -> Evidence:
+    """Is `current` (the live model on a new harness) at most `margin` below `reference` (its
+    own cases on the old one)? The verdict of the module docstring's second list."""
+    from hat_core.evaluation.call_metrics import paired_difference_interval
+    from hat_core.evaluation.paired import compare_cases
+
+    limits = {"alpha": alpha, "min_cases": min_cases}
+    try:
+        cmp = compare_cases(case_outcomes(reference, outcome), case_outcomes(current, outcome),
+                            metric="passed")
+    except EvalInputError as exc:
+        return Evidence(INCONCLUSIVE, f"{outcome.key}: {exc}", **limits)
+    lo, hi = paired_difference_interval(cmp.b_only, cmp.a_only, cmp.n, alpha)
+    c, r = cmp.b, cmp.a
+    if outcome.inverse:  # a bad-case rate: its change is the opposite of the good cases'
+        c, r = 1.0 - c, 1.0 - r
+    verdict, why = _non_inferior(n=cmp.n, any_good=cmp.a + cmp.b > 0, low=lo, high=hi,
+                                 gain=cmp.diff, p_value=cmp.p_value, margin=margin,
+                                 min_cases=min_cases, alpha=alpha)
+    reason = (f"{outcome.key} {c:.3f} vs {r:.3f} on {cmp.n} paired cases (good only for "
+              f"{who}: {cmp.b_only}, only for the reference: {cmp.a_only}; McNemar p = "
+              f"{cmp.p_value:.3g}; change of the good cases {cmp.diff:+.3f}, "
+              f"{100 * (1 - alpha):.0f}% interval {lo:+.3f} to {hi:+.3f}): {why}")
+    interval = (-hi, -lo) if outcome.inverse else (lo, hi)
+    return Evidence(verdict, reason, cmp.n, c, r, cmp.b_only, cmp.a_only, cmp.p_value,
+                    interval, test=f"non-inferiority (Bonett-Price), margin {margin}", **limits)
+
+
+def _non_inferior(*, n: int, any_good: bool, low: float, high: float, gain: float,
+                  p_value: float, margin: float, min_cases: int,
+                  alpha: float) -> tuple[str, str]:
+    if n < min_cases:
+        return INCONCLUSIVE, f"too few cases: {n} < min_cases {min_cases}"
+    if not any_good:
+        return INCONCLUSIVE, ("0 against 0: no case right on either side, nothing shows it "
+                              "is not worse")
+    if low > -margin:
+        return PASSED, f"the interval lies above -{margin}: it loses less than the margin"
+    if high < -margin or (p_value < alpha and gain < -margin):
+        return FAILED, (f"it loses more than the margin {margin} (the interval lies below "
+                        f"-{margin}, or the loss is significant at alpha {alpha} and beyond "
+                        "it)")
+    return INCONCLUSIVE, (f"the interval straddles -{margin}: too little evidence that it "
+                          "loses less than the margin (or more)")
 
 
 def decide(*, n: int, discordant: int, gain: float, p_value: float, tolerance: float,

@@ -2,14 +2,17 @@
 
 Pure: per-case rows in, verdicts out. Each quality gate compares the candidate with a
 reference on the same cases, paired (`hat_core.release.evidence`): T1, T2 and the bad-case
-rate against the champion, IFE-P against the base model. A gate's verdict is `passed`,
-`failed` or `inconclusive`: too few cases (`min_cases`), or McNemar's p >= `alpha` (0
-against 0 among them), is inconclusive, never passed; a significant gain passes, a
-significant loss fails beyond the gate's tolerance. The latency gate passes when the profile
-passed. The candidate's verdict is failed if any gate failed, else inconclusive if any gate
-was, else passed; only a passed candidate becomes the challenger, and promoting any other
-needs an admin's override with a reason (`hat_core.release.rules`). Every threshold lives in
-`GateConfig` (`examples/configs/gates.yaml`).
+rate against the champion, IFE-P against the base model. Each is a non-inferiority test: the
+Bonett-Price 95% interval of the change (candidate - reference) passes when it lies above
+-tolerance (the gate's margin), fails when the candidate loses more (the interval below it,
+or a loss significant by McNemar's test and beyond it), and is inconclusive otherwise: too
+few cases (`min_cases`), 0 against 0, or an interval that straddles the margin. So a
+candidate passes where it is shown to lose less than the tolerance, a significant gain
+included; with the default 0.02 that takes hundreds of cases. The latency gate passes when the
+profile passed. The candidate's verdict is failed if any gate failed, else inconclusive if any
+gate was, else passed; only a passed candidate becomes the challenger, and promoting any
+other needs an admin's override with a reason (`hat_core.release.rules`). Every threshold
+lives in `GateConfig` (`examples/configs/gates.yaml`).
 
 **What is new.** When the harness adds scenario kinds over the previous version (`new_kinds`,
 e.g. `("bundle",)` for v2 -> v3; `hat_core.sim.scenarios.new_kinds`), two checks join, on the
@@ -43,7 +46,13 @@ from typing import Any
 from hat_core.config_file import MERGE, build_config, read_mapping
 from hat_core.errors import Problem
 from hat_core.evaluation.errors import EvalInputError
-from hat_core.release.evidence import case_outcomes, outcome_of, paired_evidence, rate
+from hat_core.release.evidence import (
+    case_outcomes,
+    non_inferiority_evidence,
+    outcome_of,
+    paired_evidence,
+    rate,
+)
 from hat_core.release.verdict import FAILED, INCONCLUSIVE, PASSED, VERDICTS
 
 GATE_NAMES = ("t1", "t2", "ife_p", "bad_case_rate", "latency")
@@ -56,6 +65,7 @@ DEFAULT_METRICS = {
 }
 NEW_METRIC = "new.accuracy"  # the `new` suite's per-case outcome (gate `new`, `new_floor`)
 Rows = Sequence[Mapping[str, Any]]
+IFE_P_REFERENCES = ("base", "champion")
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,9 @@ class GateConfig:
     require_latency: bool = True
     zero_shot_min_t1: float = 0.0
     zero_shot_min_t2: float = 0.0
+    zero_shot_margin: float = 0.05  # the zero-shot check: the most the new harness may cost
     zero_shot_min_new: float = 0.8  # the live model's pass rate on new kinds (Wilson)
+    ife_p_reference: str = "base"  # IFE-P against the base model, or the live "champion"
     metrics: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_METRICS), metadata=MERGE)
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,12 +171,15 @@ def load_gate_config(path: str | Path) -> GateConfig:
 
 def _value_problems(config: GateConfig, where: str) -> list[Problem]:
     shares = ("t1_tolerance", "t2_tolerance", "ife_p_margin", "bad_case_tolerance",
-              "zero_shot_min_t1", "zero_shot_min_t2", "zero_shot_min_new")
+              "zero_shot_min_t1", "zero_shot_min_t2", "zero_shot_margin", "zero_shot_min_new")
     problems = [Problem(f"{where}.{key}", f"must be a number in [0, 1], got {value!r}")
                 for key in shares if not 0 <= (value := getattr(config, key)) <= 1]
     if config.min_cases < 1:
         problems.append(Problem(f"{where}.min_cases", "must be a whole number of cases >= 1, "
                                                       f"got {config.min_cases!r}"))
+    if config.ife_p_reference not in IFE_P_REFERENCES:
+        problems.append(Problem(f"{where}.ife_p_reference", "must be one of "
+                                f"{', '.join(IFE_P_REFERENCES)}, got {config.ife_p_reference!r}"))
     if not 0 < config.alpha < 1:
         problems.append(Problem(f"{where}.alpha", "must be a significance level in (0, 1), "
                                                   f"e.g. 0.05; got {config.alpha!r}"))
@@ -189,10 +204,10 @@ def evaluate_gates(
     which fails when `require_latency`). With `new_kinds`, also the gate `new` (see the
     module docstring)."""
     checks = (
-        _paired("t1", candidate, champion, config.t1_tolerance, config),
-        _paired("t2", candidate, champion, config.t2_tolerance, config),
-        _paired("ife_p", candidate, base, config.ife_p_margin, config),
-        _paired("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
+        _non_inferior("t1", candidate, champion, config.t1_tolerance, config),
+        _non_inferior("t2", candidate, champion, config.t2_tolerance, config),
+        _non_inferior("ife_p", candidate, base, config.ife_p_margin, config),
+        _non_inferior("bad_case_rate", candidate, champion, config.bad_case_tolerance, config),
         _latency(latency_ok, config),
     )
     if new_kinds:
@@ -203,25 +218,41 @@ def evaluate_gates(
 def evaluate_zero_shot(current: Rows, reference: Rows | None, config: GateConfig,
                        new_kinds: Sequence[str] = ()) -> GateResults:
     """Does the live model cope with a new harness? Its per-case rows on the new harness
-    against its own reference rows (the cases of its registration's evaluation), paired, with
-    the same tolerances and limits (its weights, hence IFE-P and latency, are unchanged): T1,
-    T2 and the bad-case rate. When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on
-    the new harness at least at those floors: a live model that scores as badly on the new
-    harness as on the old one does not cope either. With `new_kinds`, the pairing leaves their
-    cases out and `new_floor` joins (see the module docstring). Only `passed` means "no
-    retrain needed"."""
+    against its own reference rows (the cases of its registration's evaluation), paired, as a
+    non-inferiority test (`hat_core.release.evidence.non_inferiority_evidence`): T1, T2 and
+    the bad-case rate each pass when the interval of the change lies above
+    -`zero_shot_margin`, fail when it lies below, and are inconclusive otherwise (and at 0
+    against 0). When configured (`zero_shot_min_t1/t2` > 0), also T1 and T2 on the new harness
+    at least at those floors: a live model that scores as badly on the new harness as on the
+    old one does not cope either. With `new_kinds`, the pairing leaves their cases out and
+    `new_floor` joins (see the module docstring). Only `passed` means "no retrain needed"."""
     old = [r for r in current if r.get("kind") not in new_kinds] if new_kinds else current
-    checks = [
-        _paired("t1", old, reference, config.t1_tolerance, config),
-        _paired("t2", old, reference, config.t2_tolerance, config),
-        _paired("bad_case_rate", old, reference, config.bad_case_tolerance, config),
-    ]
+    checks = [_non_inferior(name, old, reference, config.zero_shot_margin, config,
+                            who="the new harness")
+              for name in ("t1", "t2", "bad_case_rate")]
     for name, floor in (("t1", config.zero_shot_min_t1), ("t2", config.zero_shot_min_t2)):
         if floor > 0:
             checks.append(_at_least(name, current, floor, config))
     if new_kinds:
         checks.append(_new_floor(current, config.zero_shot_min_new, new_kinds))
     return GateResults(tuple(checks))
+
+
+def _non_inferior(name: str, current: Rows, reference: Rows | None, margin: float,
+                  config: GateConfig, who: str = "the candidate") -> GateCheck:
+    key = config.metrics[name]
+    value, why = _measured(current, key)
+    if value is None:
+        return GateCheck(name, False, None, None, f"{who}: {why}", FAILED)
+    ref, why = _measured(reference, key)
+    if ref is None:
+        return GateCheck(name, False, value, None, f"reference: {why}; nothing to pair with",
+                         INCONCLUSIVE)
+    ev = non_inferiority_evidence(current, reference or (), outcome_of(key),
+                                  margin=margin, min_cases=config.min_cases,
+                                  alpha=config.alpha, who=who)
+    return GateCheck(name, ev.verdict == PASSED, value, ref, ev.reason, ev.verdict,
+                     ev.to_dict())
 
 
 def _measured(rows: Rows | None, key: str) -> tuple[float | None, str]:

@@ -5,7 +5,10 @@
 
 `results` is what `hat_core.repro.run.run_repro` returns. Every number of the table is
 computed here from the per-seed metrics in `results`; `std` is the sample standard deviation
-over seeds (shown as `n=1` when there is one seed).
+over seeds (shown as `n=1` when there is one seed). `write_outputs` adds the multi-seed
+aggregates (`hat_core.repro.aggregate`: pooled rates with Wilson intervals, paired tests
+pooled over seeds, per-family breakdowns) to results.json (`aggregates`) and to table.md
+(`hat_core.repro.tables`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,19 @@ import math
 from pathlib import Path
 
 from hat_core.errors import ConfigError, Problem
-from hat_core.repro.config import ARMS
+from hat_core.repro.aggregate import aggregates, mean_std
+from hat_core.repro.config import ARM_LABELS, ARMS
+from hat_core.repro.tables import aggregates_markdown
 
-ARM_LABELS = {"base": "Base (no training)", "fixed_sft": "Fixed-Harness SFT",
-              "hsa_sft": "HSA-SFT only", "hat": "HAT (HSA-SFT → OPD → HSA-RL)"}
+ARM_COLORS = {"base": "#999999", "fixed_sft": "#d62728", "hsa_sft": "#1f77b4",
+              "hsa_opd": "#9467bd", "hat": "#2ca02c"}
 # (column, metric key, scale); "badcase_reduction" is computed from the edit counts
 COLUMNS = (
     ("T1", "t1.pass_rate", 100), ("T2", "t2.pass_rate", 100), ("T1−T2", "t2.gap", 100),
+    ("T2 (v2 edit)", "t2_edit.pass_rate", 100),
+    ("T1 exact 1st call", "t1.first_call_exact", 100),
+    ("T2 exact 1st call", "t2.first_call_exact", 100),
+    ("T2 (v2 edit) exact 1st call", "t2_edit.first_call_exact", 100),
     ("IFE-P", "ifeval.ife_p", 100), ("Tool rob.", "tool_robustness.score", 100),
     ("Prompt rob.", "prompt_robustness.score", 100),
     ("CoT tool-call (tok)", "cot_length.tool_call_mean", 1),
@@ -81,6 +90,8 @@ def arm_values(results: dict, arm: str, key: str) -> list[float]:
     """The metric `key` of `arm`, one value per seed that has it."""
     out = []
     for seed in results["seeds"].values():
+        if arm not in seed["eval"]:
+            continue
         value = (badcase_reduction(seed, arm) if key == "badcase_reduction"
                  else seed["eval"][arm]["metrics"].get(key))
         if value is not None:
@@ -100,14 +111,6 @@ def badcase_reduction(seed: dict, arm: str) -> float | None:
 def _pooled(edits: dict) -> float:
     cases = sum(e["cases"] for e in edits.values())
     return sum(e["bad"] for e in edits.values()) / cases if cases else 0.0
-
-
-def mean_std(values: list[float]) -> tuple[float, float | None]:
-    """Mean and sample std (None for fewer than two values)."""
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def cell(values: list[float], scale: float) -> str:
@@ -153,7 +156,7 @@ def failure_types(results: dict, arm: str, suite: str) -> dict[str, int]:
     most frequent first."""
     total: dict[str, int] = {}
     for seed in results["seeds"].values():
-        table = seed["eval"][arm].get("failures", {})
+        table = seed["eval"].get(arm, {}).get("failures", {})
         for name, counts in table.items():
             if name == suite or (suite == "edit" and name.startswith("edit:")):
                 for key, n in counts.items():
@@ -168,7 +171,7 @@ def right_tool(results: dict, arm: str, suite: str) -> tuple[int, int] | None:
     right = total = 0
     found = False
     for seed in results["seeds"].values():
-        for name, (k, n) in (_right_tool_of(seed["eval"][arm]) or {}).items():
+        for name, (k, n) in (_right_tool_of(seed["eval"].get(arm, {})) or {}).items():
             if name == suite or (suite == "edit" and name.startswith("edit:")):
                 right, total, found = right + k, total + n, True
     return (right, total) if found else None
@@ -216,7 +219,8 @@ def failures_markdown(results: dict, suites: tuple[str, ...] = FAILURE_SUITES,
                       top: int = 3) -> str:
     """Why cases failed: the `top` failure types per arm and suite, summed over seeds (empty
     when the results predate per-case logging)."""
-    if not any("failures" in s["eval"][a] for s in results["seeds"].values() for a in ARMS):
+    if not any("failures" in s["eval"].get(a, {}) for s in results["seeds"].values()
+               for a in ARMS):
         return ""
     head = "| Setting | " + " | ".join(suites) + " |"
     rows = []
@@ -232,8 +236,9 @@ def failures_markdown(results: dict, suites: tuple[str, ...] = FAILURE_SUITES,
 
 
 def write_outputs(results: dict, out: Path) -> dict[str, Path]:
-    """results.json, table.md, bars.png and curves.png under `out`."""
+    """results.json (with `aggregates`), table.md, bars.png and curves.png under `out`."""
     out.mkdir(parents=True, exist_ok=True)
+    results = {**results, "aggregates": aggregates(results)}
     files = {"results": out / "results.json", "table": out / "table.md"}
     files["results"].write_text(json.dumps(results, indent=1, ensure_ascii=False, default=str)
                                 + "\n", encoding="utf-8")
@@ -245,6 +250,7 @@ def write_outputs(results: dict, out: Path) -> dict[str, Path]:
            f"{failures}" if failures else "")
         + (f"\nRight tools (cases whose verdict lists no wrong_tool / cases, summed over "
            f"seeds):\n\n{right}" if right else "")
+        + "\n" + aggregates_markdown(results)
         + "\n" + timings_table(results),
         encoding="utf-8")
     files["bars"] = plot_bars(results, out / "bars.png")
@@ -255,14 +261,17 @@ def write_outputs(results: dict, out: Path) -> dict[str, Path]:
 def plot_bars(results: dict, path: Path) -> Path:
     """One panel per metric: a bar per arm (mean) with the std as error bar."""
     plt = _pyplot()
-    fig, axes = plt.subplots(3, 3, figsize=(13, 10))
-    for ax, (title, key, scale) in zip(axes.flat, COLUMNS, strict=True):
+    rows = math.ceil(len(COLUMNS) / 4)
+    fig, axes = plt.subplots(rows, 4, figsize=(17, 3.4 * rows))
+    for ax in axes.flat[len(COLUMNS):]:
+        ax.axis("off")
+    for ax, (title, key, scale) in zip(axes.flat, COLUMNS, strict=False):
         stats = [mean_std([v * scale for v in arm_values(results, a, key)])
                  if arm_values(results, a, key) else (math.nan, None) for a in ARMS]
         ax.bar(range(len(ARMS)), [m for m, _ in stats], yerr=[s or 0 for _, s in stats],
-               capsize=4, color=["#999999", "#d62728", "#1f77b4", "#2ca02c"])
-        ax.set_xticks(range(len(ARMS)), ["base", "fixed", "hsa", "hat"])
-        ax.set_title(title)
+               capsize=4, color=[ARM_COLORS[a] for a in ARMS])
+        ax.set_xticks(range(len(ARMS)), ["base", "fixed", "hsa", "+opd", "hat"])
+        ax.set_title(title, fontsize=9)
     fig.suptitle(f"Reproduction table, seeds {', '.join(results['seeds'])} (mean ± std)")
     fig.tight_layout()
     fig.savefig(path, dpi=90)

@@ -6,6 +6,7 @@ base (built once into pytest's cache, `HAT_CACHE_DIR`) and a few steps per stage
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -35,7 +36,8 @@ def run_demo(tmp: Path, cache: Path) -> subprocess.CompletedProcess:
     env.update(HAT_HOME=str(tmp / ".hat"), HOME=str(tmp / "user"), HAT_CACHE_DIR=str(cache),
                PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
     command = [sys.executable, "-c", "from hat_cli.main import app; app()", "demo", "--no-ui",
-               "--episodes", "15", "--config", str(CONFIG)]
+               "--episodes", "15", "--config", str(CONFIG), "--summary",
+               str(tmp / "summary.json")]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600,
                           cwd=tmp)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
@@ -74,32 +76,74 @@ def test_the_story_before_training(story):
     assert re.search(r"base model \((built now, and cached|copied from the cache)", out)
 
 
-def test_two_versions_one_job_each_and_a_champion(story):
+def test_three_weeks_one_job_each_and_a_champion(story):
     tmp, out = story
     with sessions(tmp)() as s:
         versions = {v.number: v for v in list_versions(s)}
         jobs = {n: list_jobs(s, harness_version_id=v.id) for n, v in versions.items()}
         promotion = current_promotion(s, slot="ab")
-        v1_model = find_model_version_for_job(s, job_id=jobs[1][0].id, registry_name=REGISTRY)
-        v2_model = find_model_version_for_job(s, job_id=jobs[2][0].id, registry_name=REGISTRY)
-        v2_stages = [r.stage for r in list_stage_runs(s, job_id=jobs[2][0].id)]
-    assert sorted(versions) == [1, 2]
+        models = {n: find_model_version_for_job(s, job_id=js[0].id, registry_name=REGISTRY)
+                  for n, js in jobs.items()}
+        stages = {n: [r.stage for r in list_stage_runs(s, job_id=js[0].id)]
+                  for n, js in jobs.items()}
+    assert sorted(versions) == [1, 2, 3]
     assert {n: [(j.trigger, j.state) for j in js] for n, js in jobs.items()} == {
-        1: [("harness-change", "succeeded")], 2: [("harness-change", "succeeded")]}
-    assert set(v1_model.gate_results["gates"]) == GATES
-    assert promotion is not None and promotion.model_version_id == v1_model.id
+        n: [("harness-change", "succeeded")] for n in (1, 2, 3)}
+    assert set(models[1].gate_results["gates"]) == GATES
+    assert promotion is not None and promotion.model_version_id == models[1].id
     assert "zero-shot check: no champion yet: retrain needed" in out
-    # the test config sets zero-shot floors of 0.5 (as the demo's): the tiny champion scores
-    # under them on v2, so the service retrains and judges a candidate
-    assert re.search(r"zero-shot check: zero-shot failed \(.*t1_floor.*\): retrain needed", out)
-    assert v2_stages[0] == "zero_shot" and len(v2_stages) > 1
-    assert set(v2_model.gate_results["gates"]) == GATES
-    verdict = v2_model.gate_results["verdict"]
-    assert ("challenger: hat-agent v2" in out) == v2_model.gate_results["passed"]
-    assert ("candidate failed gates: " in out) == (verdict == "failed")
-    assert ("candidate inconclusive on gates: " in out) == (verdict == "inconclusive")
-    # the demo's suites are far smaller than the gates' min_cases: nothing passes at 0 vs 0
-    assert verdict != "passed"
+    # the `test` base scores 0 on every harness: 0 against 0 shows nothing, so every
+    # zero-shot check is inconclusive and the service retrains v2 and v3
+    for n in (2, 3):
+        assert stages[n][0] == "zero_shot" and "sft" in stages[n]
+        assert models[n] is not None and models[n].gate_results["verdict"] == "inconclusive"
+    assert len(re.findall(r"zero-shot check: zero-shot \w+ \(.*\): retrain needed", out)) == 2
+    assert "candidate inconclusive on gates: " in out and "challenger: hat-agent" not in out
+    # v2 and v3 retrain from the champion (warm start): their data runs say where they started
+    tracking = Tracking(f"sqlite:///{tmp / '.hat' / 'mlflow.db'}")
+    with sessions(tmp)() as s:
+        data_runs = {n: next(r for r in list_stage_runs(s, job_id=jobs[n][0].id)
+                             if r.stage == "data") for n in (1, 3)}
+    tags = {n: tracking.client.get_run(r.mlflow_run_id).data.tags for n, r in data_runs.items()}
+    assert tags[1]["hat.start_model"] == "base" and tags[3]["hat.start_model"] == "champion v1"
+
+
+def test_the_fixed_harness_model_trains_beside_the_champion(story):
+    tmp, out = story
+    fixed = tmp / ".hat" / "runs" / "demo-fixed-harness"
+    assert (fixed / "sft" / "hat_stage.json").is_file() and (fixed / "result.json").is_file()
+    manifest = json.loads((fixed / "data" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["variants"] == 0            # the live harness only
+    assert "week 1: both models on v1 (t1) and held-out variants (t2)" in out
+    assert "zero-shot check of the fixed-harness model on v2" in out
+    assert re.search(r"zero-shot on v2: HAT champion \w+, fixed-harness model \w+", out)
+    tracking = Tracking(f"sqlite:///{tmp / '.hat' / 'mlflow.db'}")
+    assert tracking.client.get_experiment_by_name("demo-fixed-harness") is not None
+
+
+def test_the_summary_holds_each_week(story):
+    tmp, out = story
+    summary = json.loads((tmp / "summary.json").read_text(encoding="utf-8"))
+    assert summary["format"] == "hat-demo-summary/1" and summary["seconds"] > 0
+    weeks = {w["week"]: w for w in summary["weeks"]}
+    assert list(weeks) == ["v1", "v2", "v3"]
+    assert weeks["v2"]["edit"] == "surface (rename)" and weeks["v3"]["edit"] == "semantic"
+    v1 = weeks["v1"]
+    for arm in ("hat", "fixed"):
+        cell = v1["arms"][arm]["t1"]["first_call_exact"]
+        low, high = cell["interval"]
+        assert 0 <= low <= cell["value"] <= high <= 1 and cell["cases"] >= 2
+    paired_t2 = v1["hat_vs_fixed"]["t2.first_call_exact"]
+    assert paired_t2["cases"] >= 2 and paired_t2["p_value"] == 1.0  # 0 against 0
+    for arm in ("hat", "fixed"):
+        assert weeks["v2"]["zero_shot"][arm]["verdict"] in ("passed", "failed", "inconclusive")
+    assert set(weeks["v2"]["zero_shot"]["fixed"]["gates"]["gates"]) == {
+        "t1", "t2", "bad_case_rate", "t1_floor", "t2_floor"}
+    assert weeks["v3"]["retrained"] is True and weeks["v3"]["gates_verdict"] == "inconclusive"
+    assert "candidate_vs_champion" in weeks["v3"]
+    assert summary["ab"]["skipped"] == "no challenger"      # nothing passed its gates
+    assert summary["review"]["send_to_training"] is True
+    assert "hat demo: the weeks" in out and f"summary: {tmp / 'summary.json'}" in out
 
 
 def test_mlflow_runs_and_registry(story):
@@ -109,7 +153,7 @@ def test_mlflow_runs_and_registry(story):
     runs = tracking.client.search_runs([e.experiment_id for e in experiments])
     assert {r.data.tags.get("hat.stage") for r in runs} >= {"zero_shot", "data", "eval"}
     parents = re.findall(r"parent run ([0-9a-f]{32})", out)
-    assert len(parents) == 2
+    assert len(parents) == 3
     assert all(tracking.client.get_run(p).info.status == "FINISHED" for p in parents)
     assert tracking.alias_version(REGISTRY, "champion") == "1"
     assert "MLflow model registry: hat-agent" in out
@@ -120,7 +164,8 @@ def test_the_closing_table_names_artefacts_that_exist(story):
     paths = artefact_paths(out)
     assert {"SQL store", "MLflow store", "MLflow artifacts", "base model", "base model cache",
             "v1 job (data, stages, eval reports)",
-            "v2 job (zero-shot, stages, eval reports)"} <= set(paths)
+            "v2 job (zero-shot, stages, eval reports)",
+            "v3 job (zero-shot, stages, eval reports)", "fixed-harness model"} <= set(paths)
     assert [what for what, path in paths.items() if not path.exists()] == []
     assert "hat demo: steps" in out and "console logins: viewer / reviewer" in out
 
@@ -156,9 +201,10 @@ def test_a_rerun_finds_everything_handled(story, cache):
     assert "was already handled (succeeded)" in again
     assert "base model (already in this home" in again
     with sessions(tmp)() as s:
-        assert sorted(v.number for v in list_versions(s)) == [1, 2]
-        assert len(list_jobs(s)) == 2
-        assert len(list_model_versions(s)) == 2
+        assert sorted(v.number for v in list_versions(s)) == [1, 2, 3]
+        assert len(list_jobs(s)) == 3
+        assert len(list_model_versions(s)) == 3
+    assert "fixed-harness model: already trained in" in again
     assert "already the champion: hat-agent v1" in again
 
 
@@ -184,8 +230,8 @@ def test_the_console_shows_the_diff_the_jobs_and_the_gates(story, monkeypatch):
         assert not at.exception, (page, [e.value for e in at.exception])
         shown[page] = "\n".join([str(e.value) for e in at.markdown] +
                                 [df.value.to_string() for df in at.dataframe])
-    assert "surface" in shown["harness_diff"] and "search_products -> find_products" in \
-        shown["harness_diff"]
-    assert "live-stream-avatar v1" in shown["runs"] and "live-stream-avatar v2" in shown["runs"]
+    # the newest edit by default: v2 -> v3, a new skill and tool
+    assert "semantic" in shown["harness_diff"] and "bundle" in shown["harness_diff"]
+    assert all(f"live-stream-avatar v{n}" in shown["runs"] for n in (1, 2, 3))
     assert "hat-agent v1" in shown["release"] and "t1.accuracy" in shown["release"]
-    assert "hat-agent v2" in shown["release"]       # the v2 candidate and its gates
+    assert "hat-agent v3" in shown["release"]       # the v3 candidate and its gates

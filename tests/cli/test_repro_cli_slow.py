@@ -1,5 +1,6 @@
-"""`hat repro` end to end on the `toy-test` base: every arm trained and evaluated for real,
-the table, plots, results and MLflow runs well formed and consistent with each other."""
+"""`hat repro` end to end on the `toy-test` base: every arm trained and evaluated for real (seed
+1, on its own eval world 1), the table, plots, results and MLflow runs well formed and
+consistent with each other."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.slow
 HAT = str(Path(sys.executable).parent / "hat")
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "examples" / "configs" / "repro_quick.yaml"
+SEED = "1"
 REWARDS = ("accuracy", "effectiveness", "tool_rationality", "skill_selection",
            "cot_length_penalty")
 
@@ -28,8 +30,9 @@ REWARDS = ("accuracy", "effectiveness", "tool_rationality", "skill_selection",
 def run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     work = tmp_path_factory.mktemp("repro")
     config = yaml.safe_load(QUICK.read_text())
-    config.update(seeds=[0], edits=["examples/harnesses/v2.yaml"])
-    config["eval"] |= {"suites": ["t1", "t2", "cot_length", "ifeval"], "max_tokens": 8}
+    config.update(seeds=[int(SEED)], edits=["examples/harnesses/v2.yaml"])
+    config["eval"] |= {"suites": ["t1", "t2", "t2_edit", "cot_length", "ifeval"],
+                       "max_tokens": 8}
     config["sft"]["max_steps"] = 2
     path = work / "repro.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
@@ -53,18 +56,32 @@ def test_table_cells_are_computed_from_the_results(run):
     results = json.loads((work / "results" / "results.json").read_text())
     table = (work / "results" / "table.md").read_text()
     for arm, label in (("base", "Base"), ("fixed_sft", "Fixed-Harness SFT"),
-                       ("hsa_sft", "HSA-SFT only"), ("hat", "HAT")):
+                       ("hsa_sft", "HSA-SFT only"), ("hsa_opd", "HSA-SFT + OPD"),
+                       ("hat", "HAT")):
         row = next(x for x in table.splitlines() if x.startswith(f"| {label}"))
         cells = [c.strip() for c in row.strip("|").split("|")[1:]]
         assert cells == [cell(arm_values(results, arm, key), scale)
                          for _, key, scale in COLUMNS]
-    metrics = results["seeds"]["0"]["eval"]["hat"]["metrics"]
+    metrics = results["seeds"][SEED]["eval"]["hat"]["metrics"]
     assert 0.0 <= metrics["t1.pass_rate"] <= 1.0 and "ifeval.ife_p" in metrics
+    assert "t2_edit.pass_rate" in metrics and "Paired tests between arms" in table
+    assert "T1 per scenario kind" in table and "IFEval per instruction family" in table
+    assert set(results["aggregates"]["pooled"]) == set(ARMS)
+
+
+def test_the_seed_played_its_own_eval_world_and_the_opd_arm_is_rls_start(run):
+    work, _ = run
+    seed = json.loads((work / "results" / "results.json").read_text())["seeds"][SEED]
+    assert seed["eval_seed"] == int(SEED)
+    assert {seed["eval"][a]["eval_seed"] for a in ARMS} == {int(SEED)}
+    assert seed["models"]["hsa_opd"].endswith("hat_opd")
+    stage = json.loads((Path(seed["models"]["hat"]) / "hat_stage.json").read_text())
+    assert Path(stage["config"]["base"]).resolve() == Path(seed["models"]["hsa_opd"]).resolve()
 
 
 def test_arms_were_really_trained_under_the_compact_profile(run):
     work, _ = run
-    seed = json.loads((work / "results" / "results.json").read_text())["seeds"]["0"]
+    seed = json.loads((work / "results" / "results.json").read_text())["seeds"][SEED]
     models = {arm: Path(p) for arm, p in seed["models"].items()}
     base = load_file(models["base"] / "model.safetensors")
     for arm in ("fixed_sft", "hsa_sft", "hat"):
@@ -90,11 +107,11 @@ def test_mlflow_holds_the_stage_and_eval_runs(run):
     exp = client.get_experiment_by_name("hat-repro")
     runs = client.search_runs([exp.experiment_id], max_results=100)
     names = {r.info.run_name for r in runs}
-    assert {"repro seed 0", "fixed_sft", "hsa_sft", "hat_opd", "hat_rl"} <= names
+    assert {f"repro seed {SEED}", "fixed_sft", "hsa_sft", "hat_opd", "hat_rl"} <= names
     evals = {r.info.run_name: r for r in runs if r.info.run_name.startswith("eval ")}
     assert {f"eval {a}" for a in ARMS} <= set(evals)
     logged = evals["eval hsa_sft"].data.metrics["t1.pass_rate"]
-    assert logged == results["seeds"]["0"]["eval"]["hsa_sft"]["metrics"]["t1.pass_rate"]
+    assert logged == results["seeds"][SEED]["eval"]["hsa_sft"]["metrics"]["t1.pass_rate"]
 
 
 def test_artifacts_stay_in_the_work_dir(run):
@@ -119,12 +136,12 @@ def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
 
     work, _ = run
     results = json.loads((work / "results" / "results.json").read_text())
-    arm = results["seeds"]["0"]["eval"]["fixed_sft"]
+    arm = results["seeds"][SEED]["eval"]["fixed_sft"]
     rows = {}
     for path in map(Path, arm["cases"]):
         rows[path.name] = [json.loads(x) for x in path.read_text().splitlines()]
-    assert set(rows) == {"fixed_sft.cases.jsonl", "fixed_sft.ifeval.cases.jsonl",
-                         "fixed_sft.edits.cases.jsonl"}
+    assert set(rows) == {"fixed_sft.cases.jsonl", "fixed_sft.t2_edit.cases.jsonl",
+                         "fixed_sft.ifeval.cases.jsonl", "fixed_sft.edits.cases.jsonl"}
     t1 = [r for r in rows["fixed_sft.cases.jsonl"] if r["suite"] == "t1"]
     assert t1 and sum(r["passed"] for r in t1) / len(t1) == arm["metrics"]["t1.pass_rate"]
     edits = rows["fixed_sft.edits.cases.jsonl"]
@@ -139,6 +156,6 @@ def test_every_played_case_is_kept_and_agrees_with_the_metrics(run):
     logged = load_run_cases(results["mlflow_uri"], runs["eval fixed_sft"].info.run_id)
     assert [r["case_id"] for r in logged.rows] == [
         r["case_id"] for r in rows["fixed_sft.cases.jsonl"]]
-    parent = runs["repro seed 0"].info.run_id
+    parent = runs[f"repro seed {SEED}"].info.run_id
     assert {a.path for a in client.list_artifacts(parent, "cases")} == {
         f"cases/{a}.edits.cases.jsonl" for a in ARMS}

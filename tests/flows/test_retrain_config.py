@@ -63,3 +63,24 @@ def test_a_gates_file_with_bad_paired_settings_names_the_file_and_each_key(tmp_p
 def test_the_demo_config_asks_for_more_cases_than_it_plays():
     config = load_retrain_config(ROOT / "examples" / "configs" / "retrain_demo.yaml")
     assert config.gates.min_cases > config.eval.episodes  # its paired gates are inconclusive
+
+
+def test_warm_start_trains_from_the_champion_with_its_sft_overrides():
+    from flows.retrain import start_of
+
+    champion = {"version": "3", "model_dir": "/models/champion"}
+    cold = retrain_config_from_dict({"sft": {"max_steps": 100, "learning_rate": 1e-3}})
+    assert start_of(cold, "/base", champion) == (
+        "/base", {"sft": {"max_steps": 100, "learning_rate": 1e-3}, "opd": {}, "rl": {}})
+    warm = retrain_config_from_dict({"sft": {"max_steps": 100, "learning_rate": 1e-3},
+                                     "warm_start": {"enabled": True,
+                                                    "sft": {"max_steps": 20}}})
+    model, settings = start_of(warm, "/base", champion)
+    assert model == "/models/champion"
+    assert settings["sft"] == {"max_steps": 20, "learning_rate": 1e-3}
+    assert warm.sft == {"max_steps": 100, "learning_rate": 1e-3}  # the config is unchanged
+    assert start_of(warm, "/base", None)[0] == "/base"  # the first job: no champion yet
+    with pytest.raises(ConfigError) as bad:
+        retrain_config_from_dict({"warm_start": {"enabled": True, "steps": 20}})
+    assert [p.path for p in bad.value.problems] == ["retrain.warm_start.steps"]
+    assert "valid keys: enabled, sft" in bad.value.problems[0].message

@@ -12,6 +12,7 @@ from hat_core.evaluation.call_metrics import (
     call_metrics,
     case_calls,
     exact_call,
+    paired_difference_interval,
     wilson,
 )
 from hat_core.evaluation.suites.qa import T1Suite, T2Suite
@@ -145,3 +146,17 @@ def test_call_metrics_counts_cases_and_pools_facts():
     assert metrics == {"first_tool_right": 2 / 3, "first_call_exact": 1 / 3,
                        "all_calls_exact": 1 / 3, "fact_accuracy": 2 / 3}
     assert intervals["first_tool_right"] == pytest.approx(list(wilson(2, 3)))
+
+
+def test_paired_difference_interval_against_a_hand_computation():
+    # Bonett-Price: 5 of 45 cases only b got right, 1 only a: p_b = 6/47, p_a = 2/47
+    pb, pa = 6 / 47, 2 / 47
+    half = 1.959964 * math.sqrt((pb + pa - (pb - pa) ** 2) / 47)
+    low, high = paired_difference_interval(5, 1, 45)
+    assert low == pytest.approx(pb - pa - half, abs=1e-6)
+    assert high == pytest.approx(pb - pa + half, abs=1e-6)
+    # no discordant case still leaves an interval around 0 (a bootstrap would give (0, 0))
+    low, high = paired_difference_interval(0, 0, 45)
+    assert low == pytest.approx(-high) and 0.05 < high < 0.07
+    assert paired_difference_interval(0, 0, 0) == (-1.0, 1.0)
+    assert paired_difference_interval(0, 100, 100)[0] == -1.0  # clipped to [-1, 1]

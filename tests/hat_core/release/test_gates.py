@@ -5,6 +5,7 @@ and config loading with its errors."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_a_gate_at_zero_against_zero_is_inconclusive_never_passed():
     assert results.failed == () and by_name(results)["latency"].verdict == "passed"
     t1 = by_name(results)["t1"]
     assert (t1.passed, t1.value, t1.threshold) == (False, 0.0, 0.0)
-    assert "0 cases against 0 tell them apart" in t1.reason
+    assert "0 against 0" in t1.reason
     assert t1.evidence["n"] == N and t1.evidence["p_value"] == 1.0
 
 
@@ -78,26 +79,38 @@ def test_a_significantly_better_candidate_passes_every_gate():
 
 def test_the_paired_gate_against_a_hand_computation():
     # 40 cases: 20 both right, 8 only the candidate, 1 only the champion, 11 neither.
-    # McNemar exact, two-sided, on the 9 discordant cases: 2 * (C(9,0) + C(9,1)) / 2^9
+    # McNemar exact, two-sided, on the 9 discordant cases: 2 * (C(9,0) + C(9,1)) / 2^9;
+    # Bonett-Price: p_b = 9/42, p_a = 2/42, half-width 1.96 * sqrt((p_b + p_a - d^2) / 42)
     a, b = outcomes(both=20, only_a=1, only_b=8)
     check = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
     assert check.verdict == "passed"
     assert check.evidence["p_value"] == pytest.approx(2 * (1 + 9) / 2**9)  # 0.0390625
     assert (check.value, check.threshold) == (28 / 40, 21 / 40)
     assert (check.evidence["candidate_only"], check.evidence["reference_only"]) == (8, 1)
-    assert "significantly better" in check.reason and "p = 0.0391" in check.reason
-    lo, hi = check.evidence["diff_interval"]
-    assert 0 < lo < 7 / 40 < hi
-    # the mirror image fails: 7/40 below the champion is far beyond the 0.02 tolerance
+    assert "lies above -0.02" in check.reason and "p = 0.0391" in check.reason
+    d = 9 / 42 - 2 / 42
+    half = 1.959964 * math.sqrt((11 / 42 - d * d) / 42)
+    assert check.evidence["diff_interval"] == pytest.approx([d - half, d + half], abs=1e-6)
+    assert check.evidence["test"] == "non-inferiority (Bonett-Price), margin 0.02"
+    # the mirror image fails: 7/40 below the champion (p = 0.039), beyond the 0.02 tolerance
     worse = by_name(evaluate_gates(model(a), model(b), model(b), True, CONFIG))["t1"]
     assert worse.verdict == "failed" and worse.passed is False
-    assert "significantly worse by 0.175" in worse.reason
-    # 6 against 1: 2 * (1 + 7) / 2^7 = 0.125 >= 0.05
-    a, b = outcomes(both=20, only_a=1, only_b=6)
+    assert "loses more than the margin 0.02" in worse.reason
+    # a significant loss beyond the margin fails even where the interval reaches above it
+    a, b = outcomes(both=100, only_a=10, only_b=0, n=200)
+    beyond = by_name(evaluate_gates(model(b), model(a), model(a), True,
+                                    GateConfig(t1_tolerance=0.03)))["t1"]
+    assert beyond.evidence["diff_interval"][1] > -0.03 and beyond.evidence["p_value"] < 0.05
+    assert beyond.verdict == "failed"
+    # 3 against 3: no evidence either way at a 0.02 margin (the interval is about +-0.12)
+    a, b = outcomes(both=20, only_a=3, only_b=3)
     unsure = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
     assert unsure.verdict == "inconclusive"
-    assert unsure.evidence["p_value"] == pytest.approx(0.125)
-    assert "p >= alpha 0.05" in unsure.reason
+    assert unsure.evidence["p_value"] == pytest.approx(1.0)
+    assert "straddles -0.02" in unsure.reason
+    # the same cases at a 0.15 margin: the interval lies above it
+    loose = GateConfig(t1_tolerance=0.15)
+    assert by_name(evaluate_gates(model(b), model(a), model(a), True, loose))["t1"].passed
 
 
 def test_too_few_cases_is_inconclusive_even_when_the_test_is_significant():
@@ -113,9 +126,9 @@ def test_a_significant_loss_within_the_tolerance_passes():
     a, b = outcomes(both=100, only_a=10, only_b=0, n=200)  # 0.05 lower, p = 2 / 2^10
     loose = GateConfig(t1_tolerance=0.1)
     check = by_name(evaluate_gates(model(b), model(a), model(a), True, loose))["t1"]
-    assert check.verdict == "passed" and "within the tolerance 0.1" in check.reason
+    assert check.verdict == "passed" and "lies above -0.1" in check.reason
     strict = by_name(evaluate_gates(model(b), model(a), model(a), True, CONFIG))["t1"]
-    assert strict.verdict == "failed"
+    assert strict.verdict == "failed"  # significant, and 0.05 is beyond 0.02
 
 
 def test_missing_rows_fail_for_the_candidate_and_are_inconclusive_for_the_reference():
@@ -153,18 +166,34 @@ def test_zero_shot_pairs_the_new_harness_with_the_reference_cases():
     zero = model([False] * N)
     results = evaluate_zero_shot(zero, zero, CONFIG)
     assert [c.name for c in results.checks] == ["t1", "t2", "bad_case_rate"]
-    assert results.verdict == "inconclusive"
+    assert results.verdict == "inconclusive"  # 0 against 0 shows nothing, at any margin
+    assert "0 against 0" in results.checks[0].reason
+    wide = GateConfig(zero_shot_margin=0.5)
+    assert evaluate_zero_shot(zero, zero, wide).verdict == "inconclusive"
     a, b = outcomes(both=20, only_a=0, only_b=0)
+    # identical on 40 cases: the interval of the change is about +-0.066, so it copes
+    # within a 0.10 margin but is no evidence for the default 0.05
     same = evaluate_zero_shot(model(a), model(b), CONFIG)
-    assert same.verdict == "inconclusive"  # identical on 40 cases is no evidence of coping
+    assert same.verdict == "inconclusive" and "straddles -0.05" in same.checks[0].reason
+    tenth = GateConfig(zero_shot_margin=0.10)
+    assert evaluate_zero_shot(model(a), model(b), tenth).passed
+    evidence = evaluate_zero_shot(model(a), model(b), tenth).checks[0].evidence
+    assert evidence["test"] == "non-inferiority (Bonett-Price), margin 0.1"
+    assert evidence["diff_interval"][0] == pytest.approx(-evidence["diff_interval"][1])
     worse_a, worse_b = outcomes(both=10, only_a=12, only_b=0)
     broke = evaluate_zero_shot(model(worse_b), model(worse_a), CONFIG)
     assert broke.verdict == "failed" and broke.failed == ("t1", "t2", "bad_case_rate")
+    assert "lies below -0.05" in broke.checks[0].reason
+    # the bad-case rate's interval is the change of the bad cases: the other way round
+    t1, bad = broke.checks[0].evidence, broke.checks[2].evidence
+    assert bad["diff_interval"] == pytest.approx([-x for x in reversed(t1["diff_interval"])])
     better = evaluate_zero_shot(model(outcomes(10, 0, 12)[1]), model(outcomes(10, 0, 12)[0]),
                                 CONFIG)
     assert better.passed
     no_reference = evaluate_zero_shot(model(a), None, CONFIG)
     assert no_reference.verdict == "inconclusive"
+    few = evaluate_zero_shot(model(a), model(b), GateConfig(min_cases=41, zero_shot_margin=0.1))
+    assert few.verdict == "inconclusive" and "too few cases" in few.checks[0].reason
 
 
 def test_zero_shot_floors_fail_a_model_that_scores_low_on_both_harnesses():
@@ -259,3 +288,11 @@ def test_bad_config_lists_every_problem_and_the_valid_keys():
 def test_missing_config_file(tmp_path):
     with pytest.raises(ConfigError, match="no such gate config file"):
         load_gate_config(tmp_path / "none.yaml")
+
+
+def test_ife_p_reference_is_the_base_or_the_champion():
+    assert GateConfig().ife_p_reference == "base"
+    assert gate_config_from_dict({"ife_p_reference": "champion"}).ife_p_reference == "champion"
+    with pytest.raises(ConfigError) as bad:
+        gate_config_from_dict({"ife_p_reference": "teacher"})
+    assert "must be one of base, champion, got 'teacher'" in str(bad.value.problems)

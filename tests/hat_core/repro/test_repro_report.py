@@ -35,10 +35,12 @@ def _seed(t1: dict[str, float], bad: dict[str, int]) -> dict:
 
 @pytest.fixture
 def results() -> dict:
-    seeds = {"0": _seed({"base": 0.1, "fixed_sft": 0.8, "hsa_sft": 0.6, "hat": 0.7},
-                        {"base": 4, "fixed_sft": 3, "hsa_sft": 2, "hat": 1}),
-             "1": _seed({"base": 0.1, "fixed_sft": 0.6, "hsa_sft": 0.6, "hat": 0.9},
-                        {"base": 2, "fixed_sft": 2, "hsa_sft": 1, "hat": 0})}
+    seeds = {"0": _seed({"base": 0.1, "fixed_sft": 0.8, "hsa_sft": 0.6, "hsa_opd": 0.5,
+                         "hat": 0.7},
+                        {"base": 4, "fixed_sft": 3, "hsa_sft": 2, "hsa_opd": 2, "hat": 1}),
+             "1": _seed({"base": 0.1, "fixed_sft": 0.6, "hsa_sft": 0.6, "hsa_opd": 0.7,
+                         "hat": 0.9},
+                        {"base": 2, "fixed_sft": 2, "hsa_sft": 1, "hsa_opd": 1, "hat": 0})}
     return {"seeds": seeds, "wall_seconds": 10}
 
 

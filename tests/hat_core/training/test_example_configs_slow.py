@@ -47,7 +47,8 @@ ELSEWHERE = {
     "retrain_tiny.yaml": "tests/cli/test_demo_config.py (loaded, stages validated)",
     "retrain_gpu.yaml": "tests/cli/test_demo_config.py (loaded, stages validated); GPU host",
     "repro_quick.yaml": "tests/cli/test_repro_cli_slow.py",
-    "repro_full.yaml": "hours on 2 cores: docs/results.md",
+    "repro_full.yaml": "hours on 2 cores (docs/results.md); its stage configs are loaded and "
+                       "validated in tests/hat_core/repro/test_repro_eval.py",
     "gates.yaml": "tests/hat_core/release/test_gates.py",
     "rl_mini_harness.yaml": "a harness, run by rl_tiny.yaml here",
     "sft_gpu.yaml": "a GPU host with /models/base (parsed in test_training_config.py)",

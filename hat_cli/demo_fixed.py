@@ -1,0 +1,65 @@
+"""The fixed-harness arm of `hat demo`: what most teams train, beside the HAT champion.
+
+The same data settings and the same SFT budget (steps, batch, rows) as the champion's HSA-SFT,
+but every episode on the live harness only (`variants: 0`): the model that memorises v1. The
+demo runs it as a child process while the retrain flow trains the champion (one thread each),
+then puts both through the same zero-shot check on v2.
+
+    python -m hat_cli.demo_fixed --config examples/configs/retrain_demo.yaml \
+        --harness examples/harnesses/v1.yaml --base DIR --out DIR [--tracking-uri URI]
+
+It writes OUT/data (the build), OUT/sft (the model) and OUT/result.json (the stage's result);
+the fixed arm is logged to MLflow as experiment `demo-fixed-harness`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXPERIMENT = "demo-fixed-harness"
+
+
+def fixed_data(data: dict) -> dict:
+    """The retrain config's data overrides with HSA switched off: the live harness only, every
+    scenario played on it (one surface dedupes the comment replies to a handful of texts, so
+    the skill-share floor is lower, as in `examples/configs/data_cpu_fixed.yaml`)."""
+    out = {**data, "variants": 0, "scenarios_per_surface": 0}
+    validation = dict(out.get("validation") or {})
+    validation["min_skill_share"] = min(validation.get("min_skill_share", 0.01), 0.001)
+    out["validation"] = validation
+    return out
+
+
+def train_fixed(config_path: Path, harness_path: Path, base: Path, out: Path,
+                tracking_uri: str | None) -> dict:
+    """Build the fixed-harness data and train SFT on it with the config's `sft` settings."""
+    from flows.config import load_retrain_config
+    from flows.stages import build_dataset, train_stage
+    from hat_core.harness.io import load_harness
+
+    config = load_retrain_config(config_path)
+    dataset = build_dataset(load_harness(harness_path), None, fixed_data(config.data),
+                            out / "data")
+    return train_stage("sft", config.sft, base=base, output_dir=out / "sft",
+                       inputs={"dataset": str(dataset)}, tracking_uri=tracking_uri,
+                       experiment=EXPERIMENT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--harness", type=Path, required=True)
+    p.add_argument("--base", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--tracking-uri", default=None)
+    args = p.parse_args(argv)
+    result = train_fixed(args.config, args.harness, args.base, args.out, args.tracking_uri)
+    (args.out / "result.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
