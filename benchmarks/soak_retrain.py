@@ -26,7 +26,6 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,8 +112,8 @@ def one_version(store, workers, policy, i: int, plan, home: Path, result: RunRes
             reach(store, version.id, stage, wait, work, proc, workers)
             proc.send_signal(sig)
             stopped(proc, result, version.number)
-            print(f"v{version.number}: {signal.Signals(sig).name} at {the_job(store, version.id).stage}",
-                  flush=True)
+            stage = the_job(store, version.id).stage
+            print(f"v{version.number}: {signal.Signals(sig).name} at {stage}", flush=True)
             proc = resume(store, workers, policy)
         code = proc.wait(900)
     except (AssertionError, OSError, subprocess.TimeoutExpired) as exc:  # counted, goes on
@@ -167,18 +166,31 @@ def count_stage_runs(result: RunResult) -> None:
     """From the Prefect API: stage task runs that completed (needed) and those that started
     but did not complete (killed or stopped: redone by a later run); cached runs count as
     neither."""
+    tally_stage_runs(task_run_states(), result)
+
+
+def task_run_states(page: int = 200) -> list[tuple[str, str, str]]:
+    """(task name, state name, state type) of every task run on the Prefect API (read by
+    pages: the API refuses a limit above its default, 200)."""
     from prefect.client.orchestration import get_client
 
+    out: list[tuple[str, str, str]] = []
     with get_client(sync_client=True) as client:
-        runs = client.read_task_runs(limit=10_000)
-    for run in runs:
-        if run.name.rsplit("-", 1)[0] not in STAGE_TASKS or run.state is None:
+        while True:
+            runs = client.read_task_runs(limit=page, offset=len(out))
+            out += [(r.name.rsplit("-", 1)[0], r.state.name if r.state else "",
+                     r.state.type.value if r.state else "") for r in runs]
+            if len(runs) < page:
+                return out
+
+
+def tally_stage_runs(runs: list[tuple[str, str, str]], result: RunResult) -> None:
+    for name, state, kind in runs:
+        if name not in STAGE_TASKS or state in ("", "Cached"):
             continue
-        if run.state.name == "Cached":
-            continue
-        if run.state.name == "Completed":
+        if state == "Completed":
             result.stage_runs_needed += 1
-        elif run.state.type.value != "PENDING":
+        elif kind not in ("PENDING", "SCHEDULED"):
             result.stage_runs_redone += 1
 
 

@@ -2,10 +2,10 @@
 
 Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect server` (state under
 `$HAT_HOME/prefect`) and stops it on exit. `--reconcile-once` submits the pending outbox
-events and resumes the due interrupted jobs once, and exits (for tests and cron jobs). Beside the deployments it runs the A/B
-gateway (`hat gateway`, port `--gateway-port`, 8080) on the embedded default: the slot's
-champion and challenger in this process, every request an exposure; `--no-gateway` leaves
-serving to the production proxy.
+events and resumes the due interrupted jobs once, and exits (for tests and cron jobs).
+Beside the deployments it runs the A/B gateway (`hat gateway`, port `--gateway-port`, 8080) on
+the embedded default: the slot's champion and challenger in this process, every request an
+exposure; `--no-gateway` leaves serving to the production proxy.
 """
 
 from __future__ import annotations
