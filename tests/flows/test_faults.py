@@ -213,3 +213,15 @@ def test_disk_full_while_checkpointing_fails_the_stage_and_registers_nothing(
     assert [str(v.version) for v in versions] == [champion]   # nothing half-registered
     assert tracking.alias_version(registry_name, CHAMPION) == champion
     shutil.rmtree(out, ignore_errors=True)
+
+
+def test_only_a_full_disk_is_named_so(tmp_path, small_disk):
+    """Another error on a disk with room is left as it is; ENOSPC, or any write error on a
+    disk with (almost) nothing left, is named a full disk, with the stage and folder."""
+    from flows.stages import disk_full
+
+    assert disk_full("sft", tmp_path / "sft", RuntimeError("shape mismatch")) is None
+    named = disk_full("opd", tmp_path / "opd", OSError(errno.ENOSPC, "No space left"))
+    assert named.errno == errno.ENOSPC and "the opd stage" in str(named)
+    (small_disk / "filler").write_bytes(b"\0" * (1024 * 1024 - 4096))
+    assert disk_full("rl", small_disk / "rl", RuntimeError("unexpected pos 1 vs 2")) is not None
