@@ -112,8 +112,12 @@ def one_version(store, workers, policy, i: int, plan, home: Path, result: RunRes
             reach(store, version.id, stage, wait, work, proc, workers)
             proc.send_signal(sig)
             stopped(proc, result, version.number)
-            stage = the_job(store, version.id).stage
-            print(f"v{version.number}: {signal.Signals(sig).name} at {stage}", flush=True)
+            job = the_job(store, version.id)
+            print(f"v{version.number}: {signal.Signals(sig).name} at {job.stage}", flush=True)
+            if job.state == "succeeded":  # the signal came after the job had finished
+                result.notes.append(f"v{version.number}: {signal.Signals(sig).name} came "
+                                    "after the job succeeded (not an interruption)")
+                break
             proc = resume(store, workers, policy)
         code = proc.wait(900)
     except (AssertionError, OSError, subprocess.TimeoutExpired) as exc:  # counted, goes on
@@ -121,7 +125,9 @@ def one_version(store, workers, policy, i: int, plan, home: Path, result: RunRes
         code = None
     job = the_job(store, version.id)
     survived = sum(e["to"] == "interrupted" for e in job.history)
-    if code == 0 and job.state == "succeeded":
+    if code != 0:
+        result.notes.append(f"v{version.number}: the last worker exited {code}")
+    if job.state == "succeeded":  # a lost job is a version without a succeeded job
         result.completed += 1
         result.interruptions += survived
     else:
