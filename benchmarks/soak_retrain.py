@@ -225,6 +225,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs; the table's last row is "
                                                             "their median")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="base-model cache to reuse (default: a new one, built first)")
     args = parser.parse_args()
     if args.stops < 2:
         parser.error("--stops must be at least 2 (one SIGTERM and one SIGKILL)")
@@ -232,7 +234,7 @@ def main() -> None:
     results = []
     for run in range(args.runs):
         work = top / f"run-{run}"
-        prepare(work, top / "cache")
+        prepare(work, args.cache or top / "cache")
         os.environ["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(work / "results")
         from prefect.testing.utilities import prefect_test_harness
 
