@@ -26,6 +26,8 @@ def make_engine(url: str, **kwargs) -> Engine:
     """An engine for `url`; SQLite connections get the pragmas and immediate transactions."""
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    # a pooled connection that the server ended (restart, outage) is replaced, not raised
+    kwargs.setdefault("pool_pre_ping", True)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine)

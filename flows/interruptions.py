@@ -45,9 +45,7 @@ class LeaseLost(Exception):  # noqa: N818 - an event, not an error of the job
 
 def interruption_cause(exc: BaseException, lease: JobLease | None = None) -> str | None:
     """Why the job was interrupted from outside, or None when it failed by itself."""
-    import httpx
     from prefect.exceptions import TerminationSignal
-    from sqlalchemy.exc import OperationalError
 
     if isinstance(exc, LeaseLost) or (lease is not None and lease.lost.is_set()):
         return "lease lost: another run holds the job"
@@ -57,8 +55,28 @@ def interruption_cause(exc: BaseException, lease: JobLease | None = None) -> str
         return f"stopped by {exc.args[0] if exc.args else 'SIGINT'}"
     if isinstance(exc, SystemExit):
         return f"stopped: exit {exc.code}"
-    if isinstance(exc, httpx.TransportError | ConnectionError | OperationalError):
-        return f"service unreachable: {type(exc).__name__}: {exc}"[:500]
+    unreachable = _unreachable(exc)
+    if unreachable is not None:
+        return f"service unreachable: {type(unreachable).__name__}: {unreachable}"[:500]
+    return None
+
+
+def _unreachable(exc: BaseException) -> BaseException | None:
+    """The error in `exc`'s chain (itself, its cause or context) saying a service could not
+    be reached, or None: MLflow wraps a refused connection in an `MlflowException`, and a
+    store error may surface through the code that handled it."""
+    import httpx
+    import requests
+    from sqlalchemy.exc import OperationalError
+
+    kinds = (httpx.TransportError, ConnectionError, OperationalError,
+             requests.ConnectionError, requests.Timeout)
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kinds):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
     return None
 
 

@@ -70,7 +70,9 @@ from hat_core.sim.scenarios import new_kinds
 FLOW_NAME = "retrain"
 HARNESS_CHANGE, WEEKLY = "harness-change", "weekly"
 CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
-IO_RETRIES = {"retries": 2, "retry_delay_seconds": 2}
+# store and MLflow calls: retried through an outage of about 30 s (2 + 5 + 10 + 20 s);
+# a longer one interrupts the job, and the reconciler resumes it
+IO_RETRIES = {"retries": 4, "retry_delay_seconds": [2, 5, 10, 20]}
 
 
 def trigger_kind(trigger: str, now: datetime | None = None) -> str:

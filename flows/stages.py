@@ -153,5 +153,31 @@ def train_stage(stage: str, settings: dict, *, base: Path, output_dir: Path,
     run = getattr(importlib.import_module(f"hat_core.training.{stage}"), f"run_{stage}")
     tracking = StageTracking(tracking_uri, experiment, stage, run_name=stage,
                              parent_run_id=parent_run_id) if tracking_uri else None
-    result = run(config, tracking=tracking, resume=True)  # continue a killed stage
+    try:
+        result = run(config, tracking=tracking, resume=True)  # continue a killed stage
+    except (OSError, RuntimeError) as exc:
+        full = disk_full(stage, output_dir, exc)
+        if full is None:
+            raise
+        raise full from exc
     return json.loads(json.dumps(result.to_dict(), default=str))
+
+
+FULL_BELOW = 64 * 2**20  # bytes free under which a failed write is taken for a full disk
+
+
+def disk_full(stage: str, output_dir: Path, exc: BaseException) -> OSError | None:
+    """An `OSError(ENOSPC)` naming the stage and folder when `exc` came from a full disk,
+    else None. torch's checkpoint writer reports a full disk as a `RuntimeError`
+    ("unexpected pos ...", "iostream error"), so the free space left decides as well."""
+    import errno
+    import shutil
+
+    folder = Path(output_dir)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if getattr(exc, "errno", None) != errno.ENOSPC and free >= FULL_BELOW:
+        return None
+    return OSError(errno.ENOSPC, f"disk full while the {stage} stage wrote its checkpoint "
+                                 f"under {output_dir} ({free} bytes free): {exc}"[:1000])

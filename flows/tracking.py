@@ -91,19 +91,20 @@ class Tracking(ModelRegistry):
         artifacts: dict[str, Path] | None = None,
         tags: dict[str, str] | None = None,
     ) -> str:
-        """Log one finished stage as a nested run of `parent_run_id` (once per stage)."""
+        """Log one finished stage as a nested run of `parent_run_id` (once per stage). A run
+        of the stage left unfinished (the store went away, or the worker was stopped, while
+        it was logged) is logged again and finished, not duplicated."""
         parent = self.client.get_run(parent_run_id)
         job_key = parent.data.tags[JOB_KEY]
         query = f"tags.`{JOB_KEY}` = '{job_key}' and tags.`{STAGE}` = '{stage}'"
         existing = self._find_runs(parent.info.experiment_id, query)
-        if existing:
+        if existing and existing[0].info.status == "FINISHED":
             return existing[0].info.run_id
-        run = self.client.create_run(
+        run_id = existing[0].info.run_id if existing else self.client.create_run(
             parent.info.experiment_id, run_name=stage,
             tags={"mlflow.parentRunId": parent_run_id, JOB_KEY: job_key, STAGE: stage,
-                  **(tags or {})})
-        run_id = run.info.run_id
-        self.log(run_id, params=params, metrics=metrics, artifacts=artifacts)
+                  **(tags or {})}).info.run_id
+        self.log(run_id, params=params, metrics=metrics, artifacts=artifacts, tags=tags)
         self.client.set_terminated(run_id, "FINISHED")
         return run_id
 

@@ -2,10 +2,10 @@
 
 Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect server` (state under
 `$HAT_HOME/prefect`) and stops it on exit. `--reconcile-once` submits the pending outbox
-events once and exits (for tests and cron jobs). Beside the deployments it runs the A/B
-gateway (`hat gateway`, port `--gateway-port`, 8080) on the embedded default: the slot's
-champion and challenger in this process, every request an exposure; `--no-gateway` leaves
-serving to the production proxy.
+events and resumes the due interrupted jobs once, and exits (for tests and cron jobs).
+Beside the deployments it runs the A/B gateway (`hat gateway`, port `--gateway-port`, 8080) on
+the embedded default: the slot's champion and challenger in this process, every request an
+exposure; `--no-gateway` leaves serving to the production proxy.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from hat_core.settings import load_settings
 def serve(
     config: Path = typer.Option(None, "--config", help="retrain config YAML"),
     reconcile_once: bool = typer.Option(False, "--reconcile-once",
-                                        help="submit pending outbox events once and exit"),
+                                        help="submit pending outbox events and resume "
+                                             "due interrupted jobs, once, and exit"),
     interval: float = typer.Option(5.0, "--reconcile-every", min=0.5,
                                    help="seconds between reconciler passes"),
     gateway: bool = typer.Option(True, "--gateway/--no-gateway",
@@ -65,6 +66,7 @@ def serve(
         if reconcile_once:
             started = reconcile(sessions)
             typer.echo(f"submitted {len(started)} pending event(s)")
+            resume()  # and the interrupted jobs that are due, as every pass of the loop
             return
         typer.echo(f"prefect API {api}", err=True)
         loop = ReconcilerLoop(sessions, interval, resume=resume,

@@ -66,8 +66,9 @@ def last_checkpoint(config: StageConfig) -> str | None:
     """The newest complete `checkpoint-N` under the stage's checkpoint dir, or None.
 
     The Trainer writes `trainer_state.json` last, so a checkpoint without a readable one was
-    cut off mid-save (a process killed while saving); it is skipped with a warning, and the
-    step is saved again into the same folder when training gets there.
+    cut off mid-save (a process killed while saving); one whose weights do not read (a
+    truncated or corrupted `*.safetensors`, or none at all) is damaged. Either is skipped with
+    a warning, and the step is saved again into the same folder when training gets there.
     """
     import logging
 
@@ -82,17 +83,33 @@ def last_checkpoint(config: StageConfig) -> str | None:
     for _, path in steps:
         if _complete(path):
             return str(path)
-        logging.getLogger(__name__).warning("skipping incomplete checkpoint %s (no readable "
-                                            "trainer_state.json: cut off while saving)", path)
+        logging.getLogger(__name__).warning("skipping incomplete checkpoint %s (%s)", path,
+                                            _damage(path))
     return None
 
 
 def _complete(checkpoint: Path) -> bool:
+    return _damage(checkpoint) is None
+
+
+def _damage(checkpoint: Path) -> str | None:
+    """What makes `checkpoint` unusable for a resume, or None when it is complete."""
+    from safetensors import SafetensorError, safe_open
+
     try:
         json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return True
+        return "no readable trainer_state.json: cut off while saving"
+    weights = sorted(checkpoint.glob("*.safetensors"))
+    if not weights:
+        return "no *.safetensors weights"
+    for file in weights:
+        try:
+            with safe_open(str(file), "pt") as f:
+                f.keys()
+        except (OSError, SafetensorError) as exc:
+            return f"unreadable weights {file.name}: {exc}"
+    return None
 
 
 def setup(config: StageConfig) -> DeviceDefaults:

@@ -61,6 +61,29 @@ def test_resume_skips_a_checkpoint_cut_off_while_saving(sft_overrides, caplog):
     assert "incomplete checkpoint" in caplog.text and "checkpoint-10" in caplog.text
 
 
+def test_resume_skips_a_checkpoint_with_damaged_weights(sft_overrides, caplog):
+    """A checkpoint whose state reads but whose weights do not (a truncated or corrupted
+    `model.safetensors`, or none) is skipped too; the training resumes from the newest
+    complete one instead of failing on the load."""
+    import os
+    import shutil
+
+    config = load_stage_config("sft", None, sft_overrides | {"max_steps": 4, "save_steps": 2})
+    with pytest.raises(Interrupted):
+        run_sft(config, progress=_interrupt_at(3, []))
+    checkpoints = Path(config.output_dir) / "checkpoints"
+    shutil.copytree(checkpoints / "checkpoint-2", checkpoints / "checkpoint-10")
+    weights = checkpoints / "checkpoint-10" / "model.safetensors"
+    os.truncate(weights, weights.stat().st_size // 2)                          # truncated
+    shutil.copytree(checkpoints / "checkpoint-2", checkpoints / "checkpoint-8")
+    (checkpoints / "checkpoint-8" / "model.safetensors").unlink()               # no weights
+    second: list[int] = []
+    result = run_sft(config, resume=True, progress=_interrupt_at(99, second))
+    assert result.resumed_from.endswith("checkpoint-2") and second == [3, 4]
+    assert "checkpoint-10 (unreadable weights model.safetensors" in caplog.text
+    assert "checkpoint-8 (no *.safetensors weights)" in caplog.text
+
+
 def test_resume_without_a_checkpoint_starts_from_zero(sft_overrides):
     config = load_stage_config("sft", None, sft_overrides)
     result = run_sft(config, resume=True)
