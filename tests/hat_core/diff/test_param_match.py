@@ -164,8 +164,9 @@ def test_a_hint_decides_where_the_evidence_cannot(v1):
 
 
 def test_an_unimplemented_tool_takes_no_hints(v1):
-    tool = Tool.model_validate({"id": "bundle.offers", "name": "get_bundle_offers",
-                                "description": "组合优惠", "parameters": {
+    # a tool the simulator does not implement (bundle.offers is implemented since v3's skill)
+    tool = Tool.model_validate({"id": "gift.wrap", "name": "get_gift_wrap",
+                                "description": "礼品包装", "parameters": {
                                     "type": "object", "required": ["sku_code"],
                                     "properties": {"sku_code": {"type": "string"}}}})
     tb = bind_tool(tool, {"sku_code": "product_id"})
