@@ -348,14 +348,11 @@ def _ask(url: str, user: str) -> str:
 
 
 def _exposures(state, experiment_id: int) -> dict[str, int]:
-    from sqlalchemy import func, select
-
-    from db.models import ExposureRow
+    """Requests per arm, as the store counts them (`db.exposures_repo.arm_counts`)."""
+    from db.exposures_repo import arm_counts
 
     with state.sessions()() as s:
-        rows = s.execute(select(ExposureRow.arm, func.count()).where(
-            ExposureRow.experiment_id == experiment_id).group_by(ExposureRow.arm)).all()
-    return {arm: n for arm, n in rows}
+        return {c.arm: c.requests for c in arm_counts(s, experiment_id=experiment_id)}
 
 
 def review(state, console) -> None:
@@ -394,14 +391,16 @@ def week_table(state) -> Table:
         zs = w.get("zero_shot", {})
         hat = w.get("arms", {}).get("hat") or w.get("arms", {}).get("candidate") or {}
         fixed = w.get("arms", {}).get("fixed", {})
-        def cell(arm, suite):
-            return _pct(arm.get(suite, {}).get("first_call_exact"))
-        t1 = cell(hat, "t1") + (f" / fixed {cell(fixed, 't1')}" if fixed else "")
-        t2 = cell(hat, "t2") + (f" / fixed {cell(fixed, 't2')}" if fixed else "")
+        t1, t2 = (_exact(hat, suite) + (f" / fixed {_exact(fixed, suite)}" if fixed else "")
+                  for suite in ("t1", "t2"))
         table.add_row(w["week"], w["edit"], zs.get("hat", {}).get("verdict", "-"),
                       zs.get("fixed", {}).get("verdict", "-"),
                       "yes" if w["retrained"] else "no", t1, t2, f"{w['seconds']:.0f}")
     return table
+
+
+def _exact(arm: Mapping, suite: str) -> str:
+    return _pct(arm.get(suite, {}).get("first_call_exact"))
 
 
 def write_summary(state, path: Path, seconds: float) -> Path:
