@@ -41,6 +41,9 @@ RUN_HERE = [
                       "--max-steps", "1", "--set", "save_steps=1", "--set", "warmup_steps=0"]),
     ("rl_cpu.yaml", ["train", "rl", "--config", "examples/configs/rl_cpu.yaml",
                      "--max-steps", "1", "--set", "save_steps=1"]),
+    ("hsa_pretrain_surface.yaml", ["augment", V1, "-n", "1", "--seed", "777", "--config",
+                                   "examples/configs/hsa_pretrain_surface.yaml", "--out",
+                                   "runs/s0"]),
 ]
 ELSEWHERE = {
     "retrain_demo.yaml": "tests/cli/test_demo_config.py (and `hat demo`)",
@@ -84,6 +87,10 @@ def test_the_config_runs_as_shipped(name, args, scratch, monkeypatch):
         out = next(line for line in result.output.splitlines() if " steps -> " in line)
         assert out.startswith(f"{args[1]}: 1 steps -> "), out
         assert (scratch / out.split(" -> ")[1].split(" (")[0] / "hat_stage.json").is_file()
+    elif args[0] == "augment":
+        assert "wrote 1 variants" in result.output
+        assert (scratch / "runs" / "s0" / "variant_000.yaml").is_file()
+        return
     else:
         assert "dataset " in result.output and " ready: " in result.output
     assert os.path.isdir(scratch / ".hat" / "logs")

@@ -1,0 +1,226 @@
+"""What the demo's base must know: two candidate bases, both story arms trained briefly from
+each, every model played on v1 and on v2 (the rename week).
+
+    .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
+        [--base-steps 600] [--episodes 45] [--bases s0,multi]
+
+From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
+1. the pretraining surface S0: `hat augment` v1 once with
+   `examples/configs/hsa_pretrain_surface.yaml` (every name renamed, readable), "another shop's
+   harness";
+2. four data builds: `s0` (shop episodes on S0 only, data seed 7), `multi` (`data_cpu.yaml`
+   on v1 with 1,000 training-pool surfaces, data seed 7), and the story's two arms on seed 0:
+   `hsa` (`data_cpu.yaml`, 500 surfaces) and `fixed` (`data_cpu_fixed.yaml`, v1 only);
+3. two candidate bases, `hat train sft` from toy-long on `s0` and on `multi` (lr 2e-3, batch
+   2 x 2,048 tokens, both threads);
+4. from each base, the HSA arm and the fixed arm side by side (one thread each, lr 1e-3, the
+   same steps), a checkpoint at every `--steps` value;
+5. `hat eval run --suites t1` of every model on v1 and on v2 (the same 45 held-out scenarios,
+   3 of each kind, compact, greedy).
+It prints, per model: exact first call on v1 and on v2 with Wilson 95% intervals, the change
+v2 - v1 paired on the same scenarios (Bonett-Price 95% interval) and the demo's zero-shot
+verdict on T1 (`examples/configs/retrain_demo.yaml`'s gates, margin 0.10); then HSA - fixed
+on v2 at each step, paired. WORK/results.json holds the numbers. Steps already in WORK are
+skipped, so a rerun only adds what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from hat_core.evaluation.call_metrics import paired_difference_interval, wilson
+from hat_core.evaluation.paired import read_case_rows
+from hat_core.release.gates import evaluate_zero_shot, gate_config_from_dict
+
+ROOT = Path(__file__).resolve().parent.parent
+HAT = str(Path(sys.executable).parent / "hat")
+CONFIGS = ROOT / "examples" / "configs"
+HARNESSES = ROOT / "examples" / "harnesses"
+TOY_LONG = ROOT / "examples" / "models" / "toy-long"
+
+
+def run(cmd: list[str], log: Path, threads: int | None = None) -> subprocess.Popen:
+    env = None
+    if threads:
+        import os
+        env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, cwd=ROOT,
+                            env=env)
+
+
+def wait(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.wait() != 0:
+            sys.exit(f"failed: {' '.join(map(str, proc.args))} (log {proc.stdout.name})")
+
+
+def data(work: Path) -> dict[str, Path]:
+    s0 = work / "s0" / "variant_000.yaml"
+    if not s0.is_file():
+        wait([run([HAT, "augment", str(HARNESSES / "v1.yaml"), "-n", "1", "--seed", "777",
+                   "--config", str(CONFIGS / "hsa_pretrain_surface.yaml"), "--out",
+                   str(work / "s0")], work / "s0.log")])
+    floor = ["--set", "validation.min_kind_share=0.0002", "--set",
+             "validation.min_skill_share=0.0002"]
+    builds = {
+        "s0": (s0, "data_cpu_fixed.yaml", ["--set", "seed=7", "--set", "scenarios=9000",
+                                           "--set", "catalog_size=900", *floor]),
+        "multi": (HARNESSES / "v1.yaml", "data_cpu.yaml",
+                  ["--set", "seed=7", "--set", "scenarios=6000", "--set", "variants=1000",
+                   "--set", "catalog_size=600"]),
+        "hsa": (HARNESSES / "v1.yaml", "data_cpu.yaml",
+                ["--set", "scenarios=3000", "--set", "variants=500"]),
+        "fixed": (HARNESSES / "v1.yaml", "data_cpu_fixed.yaml", []),
+    }
+    out = {}
+    for name, (harness, config, extra) in builds.items():
+        out[name] = work / f"data-{name}"
+        if not (out[name] / "manifest.json").is_file():
+            wait([run([HAT, "data", "build", "--harness", str(harness), "--config",
+                       str(CONFIGS / config), "--out", str(out[name]), *extra],
+                      work / f"data-{name}.log")])
+    return out
+
+
+def sft(base: Path, dataset: Path, out: Path, steps: int, lr: str, threads: int,
+        save: int) -> list[str]:
+    return [HAT, "train", "sft", "--config", str(CONFIGS / "sft_cpu.yaml"), "--set",
+            f"base={base}", "--set", f"dataset={dataset}", "--set", f"output_dir={out}",
+            "--set", f"learning_rate={lr}", "--set", "warmup_steps=10", "--set",
+            "per_device_train_batch_size=2", "--set", f"num_threads={threads}", "--set",
+            f"save_steps={save}", "--set", "save_total_limit=20", "--max-steps", str(steps)]
+
+
+def checkpoint(out: Path, step: int) -> Path:
+    return out / "checkpoints" / f"checkpoint-{step}"
+
+
+def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
+          base_steps: int) -> dict[str, Path]:
+    models = {}
+    for name in bases:
+        out = work / f"base-{name}"
+        if not checkpoint(out, base_steps).is_dir():
+            wait([run(sft(TOY_LONG, sets[name], out, base_steps, "2e-3", 2, base_steps),
+                      work / f"base-{name}.log")])
+        models[f"{name} base"] = checkpoint(out, base_steps)
+        procs = []
+        for arm in ("hsa", "fixed"):
+            arm_out = work / f"{name}-{arm}"
+            if not checkpoint(arm_out, max(steps)).is_dir():
+                save = min(steps) if all(s % min(steps) == 0 for s in steps) else 1
+                procs.append(run(sft(models[f"{name} base"], sets[arm], arm_out, max(steps),
+                                     "1e-3", 1, save), work / f"{name}-{arm}.log"))
+            for step in steps:
+                models[f"{name} + {arm} {step}"] = checkpoint(arm_out, step)
+        wait(procs)
+    return models
+
+
+def evaluate(work: Path, models: dict[str, Path], episodes: int) -> None:
+    jobs = [(tag, model, week) for tag, model in models.items() for week in ("v1", "v2")]
+    for i in range(0, len(jobs), 2):
+        procs = []
+        for tag, model, week in jobs[i:i + 2]:
+            out = report(work, tag, week)
+            if not out.with_suffix(".cases.jsonl").is_file():
+                procs.append(run([HAT, "eval", "run", str(model), "--suites", "t1",
+                                  "--episodes", str(episodes), "--render-profile", "compact",
+                                  "--max-tokens", "160", "--harness",
+                                  str(HARNESSES / f"{week}.yaml"), "--out", str(out)],
+                                 out.with_suffix(".log"), threads=1))
+        wait(procs)
+
+
+def report(work: Path, tag: str, week: str) -> Path:
+    return work / "eval" / f"{tag.replace(' + ', '-').replace(' ', '-')}-{week}.json"
+
+
+def exact(rows: list[dict]) -> list[bool]:
+    """Exact first call per case, in scenario order (pairs line up by scenario)."""
+    return [bool(r["calls"]["first_call_exact"])
+            for r in sorted(rows, key=lambda r: r["scenario_id"])]
+
+
+def share(hits: list[bool]) -> dict:
+    lo, hi = wilson(sum(hits), len(hits))
+    return {"rate": sum(hits) / len(hits), "low": lo, "high": hi, "n": len(hits)}
+
+
+def change(before: list[bool], after: list[bool]) -> dict:
+    gained = sum(1 for a, b in zip(before, after, strict=True) if b and not a)
+    lost = sum(1 for a, b in zip(before, after, strict=True) if a and not b)
+    lo, hi = paired_difference_interval(gained, lost, len(before))
+    return {"diff": (gained - lost) / len(before), "low": lo, "high": hi, "gained": gained,
+            "lost": lost}
+
+
+def results(work: Path, models: dict[str, Path], steps: list[int], bases: list[str]) -> dict:
+    demo = yaml.safe_load((CONFIGS / "retrain_demo.yaml").read_text())
+    gates = gate_config_from_dict(demo["gates"])
+    rows = {(tag, week): read_case_rows(report(work, tag, week)) for tag in models
+            for week in ("v1", "v2")}
+    out = {"models": {}, "hsa_vs_fixed_on_v2": {}}
+    for tag in models:
+        v1, v2 = rows[(tag, "v1")], rows[(tag, "v2")]
+        check = next(c for c in evaluate_zero_shot(v2, v1, gates).checks if c.name == "t1")
+        out["models"][tag] = {"v1": share(exact(v1)), "v2": share(exact(v2)),
+                              "v2_minus_v1": change(exact(v1), exact(v2)),
+                              "zero_shot_t1": check.verdict or ("passed" if check.passed
+                                                                 else "failed")}
+    for name in bases:
+        for step in steps:
+            hsa, fixed = (exact(rows[(f"{name} + {arm} {step}", "v2")]) for arm in
+                          ("hsa", "fixed"))
+            out["hsa_vs_fixed_on_v2"][f"{name} {step}"] = change(fixed, hsa)
+    return out
+
+
+def pct(cell: dict) -> str:
+    return f"{100 * cell['rate']:.1f} ({100 * cell['low']:.0f}-{100 * cell['high']:.0f})"
+
+
+def signed(cell: dict) -> str:
+    return (f"{100 * cell['diff']:+.1f} ({100 * cell['low']:+.1f}, {100 * cell['high']:+.1f}); "
+            f"{cell['gained']} gained, {cell['lost']} lost")
+
+
+def table(res: dict) -> str:
+    lines = ["| model | v1 exact first call | v2 exact first call | v2 - v1, paired | "
+             "zero-shot (T1) |", "|---|---|---|---|---|"]
+    for tag, m in res["models"].items():
+        lines.append(f"| {tag} | {pct(m['v1'])} | {pct(m['v2'])} | {signed(m['v2_minus_v1'])} "
+                     f"| {m['zero_shot_t1']} |")
+    lines += ["", "| base, steps | HSA - fixed on v2, paired |", "|---|---|"]
+    lines += [f"| {k} | {signed(v)} |" for k, v in res["hsa_vs_fixed_on_v2"].items()]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--steps", default="150,600")
+    ap.add_argument("--base-steps", type=int, default=600)
+    ap.add_argument("--episodes", type=int, default=45)
+    ap.add_argument("--bases", default="s0,multi")
+    args = ap.parse_args()
+    steps = sorted(int(s) for s in args.steps.split(","))
+    bases = args.bases.split(",")
+    args.work.mkdir(parents=True, exist_ok=True)
+    (args.work / "eval").mkdir(exist_ok=True)
+    models = train(args.work, data(args.work), bases, steps, args.base_steps)
+    evaluate(args.work, models, args.episodes)
+    res = results(args.work, models, steps, bases)
+    (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(table(res))
+
+
+if __name__ == "__main__":
+    main()
