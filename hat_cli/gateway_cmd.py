@@ -99,8 +99,13 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
         return in_transaction(sessions, lambda s: add_outcomes(
             s, experiment_id=experiment.id, events=events))
 
+    async def close_backends() -> None:
+        for backend in follower.backends():
+            if hasattr(backend, "aclose"):
+                await backend.aclose()
+
     app = gateway_app(experiment.assignment(), table, exposures,
-                      record_outcomes=record_outcomes)
+                      record_outcomes=record_outcomes, on_shutdown=close_backends)
     try:
         try:
             follower.refresh()
