@@ -12,7 +12,8 @@ at) to `ROOT/NAME/VERSION/`, then replaces the arm's pointer file `ROOT/ARM.json
 rename. The arm's server (`hat_core.serving.arm_server`) watches its pointer and restarts
 vLLM on the new folder, served under the name `NAME/VERSION`; the gateway moves an arm to a
 version once a server lists it. Folders no pointer names are removed, except the newest
-`keep` others (a rollback then needs no download).
+`keep` others (a rollback then needs no download). `run` touches `ROOT/.alive` after each
+pass that succeeded, for a health check.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from hat_core.serving.arms import ArmTarget
 from hat_core.serving.switch import effective_targets
 
 Download = Callable[[ArmTarget, Path], Path]
+HEARTBEAT = ".alive"  # touched after every pass that succeeded (the container's health check)
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ class ModelSync:
         while True:
             try:
                 self.sync_once()
+                (self.root / HEARTBEAT).touch()
             except Exception as exc:  # noqa: BLE001  (keep the arms as they are, retry)
                 self._on_error(exc)
             if self._stop.wait(every_s):
