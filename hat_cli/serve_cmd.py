@@ -5,7 +5,9 @@ Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect serve
 events and resumes the due interrupted jobs once, and exits (for tests and cron jobs).
 Beside the deployments it runs the A/B gateway (`hat gateway`, port `--gateway-port`, 8080) on
 the embedded default: the slot's champion and challenger in this process, every request an
-exposure; `--no-gateway` leaves serving to the production proxy.
+exposure; `--no-gateway` leaves serving to the production proxy. `--gateway-host 0.0.0.0`
+in a container whose port is published; `--gateway-backend-url URL` (once per arm's vLLM)
+forwards the arms instead of loading them here.
 """
 
 from __future__ import annotations
