@@ -128,3 +128,18 @@ def test_promotion_and_rollback_reach_the_per_arm_servers_and_the_gateway(
         for t in threads:
             t.join(timeout=30)
     assert all(s.process.poll() is not None for s in servers.values())
+
+
+def test_hat_model_sync_once_from_the_settings(hat_env, store, registry_name, versions):
+    from typer.testing import CliRunner
+
+    from hat_cli.main import app
+
+    first = CliRunner().invoke(app, ["model-sync", "--once"])
+    again = CliRunner().invoke(app, ["model-sync", "--once"])
+    assert first.exit_code == 0, first.output
+    assert "2 arm(s) changed: ['control', 'treatment']" in first.output
+    assert "0 arm(s) changed" in again.output
+    pointer = read_pointer(pointer_path(hat_env / "serving-models", "control"))
+    assert pointer.label == f"{registry_name}/{versions[0]}"
+    assert (pointer.folder(hat_env / "serving-models") / "config.json").is_file()
