@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hat_core.children import spawn, stop_group
+from hat_core.errors import HatError
 from hat_core.serving.model_sync import ArmModel, read_pointer
 
 
@@ -67,10 +68,14 @@ class ArmServer:
         return True
 
     def run(self) -> None:
-        """`step` every `every_s` seconds until `stop`; then the server is stopped."""
+        """`step` every `every_s` seconds until `stop` (a damaged pointer is reported and
+        the server kept); then the server is stopped."""
         try:
             while True:
-                self.step()
+                try:
+                    self.step()
+                except HatError as exc:  # a damaged pointer: keep what runs, read it again
+                    self._say(f"arm server: {exc}")
                 if self._stop.wait(self.every_s):
                     return
         finally:
