@@ -27,13 +27,7 @@ import typer
 from sqlalchemy.orm import Session, sessionmaker
 
 from hat_cli.errors import exits_on_error
-from hat_core.serving.arms import (
-    ArmTable,
-    ArmTarget,
-    ArmUnavailable,
-    ChatBackend,
-    LocalBackend,
-)
+from hat_core.serving.arms import ArmTable, ArmTarget, ChatBackend, LocalBackend
 from hat_core.serving.exposure import ExposureLog
 from hat_core.serving.switch import SlotFollower
 
@@ -132,34 +126,15 @@ def url_backends(base_urls: str | list[str]) -> Callable[[ArmTarget], ChatBacken
     """Every arm forwarded to an OpenAI-compatible server, the model named by its label
     (`hat-agent/3`). One URL: that server serves every version under its name (vLLM with
     LoRA adapters, or a proxy routing by model name). Several (one vLLM per arm, each run by
-    `hat_core.serving.arm_server`): an arm goes to the server whose `/v1/models` lists its
-    version; while none does (the server is still loading it), `ArmUnavailable` keeps the
-    gateway on the arms it has, and the follower tries again."""
-    from hat_core.serving.arms import HttpBackend
+    `hat_core.serving.arm_server`): a version goes to the servers whose `/v1/models` list it
+    (`PoolBackend`); while none does (still loading), `ArmUnavailable` keeps the gateway on
+    the arms it has, and the follower tries again."""
+    from hat_core.serving.arms import HttpBackend, PoolBackend
 
     urls = [base_urls] if isinstance(base_urls, str) else list(base_urls)
     if len(urls) == 1:
         return lambda target: HttpBackend(urls[0], model=target.label)
-
-    def open_backend(target: ArmTarget) -> ChatBackend:
-        for url in urls:
-            if target.label in served_models(url):
-                return HttpBackend(url, model=target.label)
-        raise ArmUnavailable(f"no server of {', '.join(urls)} serves {target.label} yet")
-    return open_backend
-
-
-def served_models(base_url: str, timeout_s: float = 5.0) -> set[str]:
-    """The model names an OpenAI-compatible server lists (`GET /v1/models`); none when it
-    does not answer."""
-    import httpx
-
-    try:
-        answer = httpx.get(f"{base_url.rstrip('/')}/v1/models", timeout=timeout_s,
-                           trust_env=False)
-        return {m["id"] for m in answer.json()["data"]} if answer.status_code == 200 else set()
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
-        return set()
+    return lambda target: PoolBackend(urls, target.label)
 
 
 def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,

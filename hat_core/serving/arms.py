@@ -183,5 +183,54 @@ class HttpBackend:
             await session.close()
 
 
+def served_models(base_url: str, timeout_s: float = 5.0) -> set[str]:
+    """The model names an OpenAI-compatible server lists (`GET /v1/models`); none when it
+    does not answer."""
+    import httpx
+
+    try:
+        answer = httpx.get(f"{base_url.rstrip('/')}/v1/models", timeout=timeout_s,
+                           trust_env=False)
+        return {m["id"] for m in answer.json()["data"]} if answer.status_code == 200 else set()
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return set()
+
+
+class PoolBackend:
+    """One model version on whichever of several servers list it (one vLLM per arm).
+
+    Opening raises `ArmUnavailable` while no server lists `model` (the gateway then keeps
+    its arms and tries again). Requests go round-robin over the servers that list it, and
+    that list is read again every `refresh_s` seconds (in a thread, off the event loop), so
+    when a second server finishes loading the version (the control arm's vLLM after a
+    promotion) it takes its share, and a server that moved to another version drops out."""
+
+    def __init__(self, urls: list[str], model: str, *, refresh_s: float = 2.0,
+                 listing=served_models):
+        self.model, self.refresh_s, self._listing = model, refresh_s, listing
+        self._backends = {url: HttpBackend(url, model=model) for url in urls}
+        self.serving = self._read()
+        if not self.serving:
+            raise ArmUnavailable(f"no server of {', '.join(urls)} serves {model} yet")
+        self._checked, self._turn = time.monotonic(), 0
+
+    def _read(self) -> list[str]:
+        return [url for url in self._backends if self.model in self._listing(url)]
+
+    async def complete(self, body: dict) -> tuple[int, dict]:
+        import anyio
+
+        if time.monotonic() - self._checked > self.refresh_s:
+            self._checked = time.monotonic()
+            self.serving = await anyio.to_thread.run_sync(self._read) or self.serving
+        self._turn += 1
+        url = self.serving[self._turn % len(self.serving)]
+        return await self._backends[url].complete(body)
+
+    async def aclose(self) -> None:
+        for backend in self._backends.values():
+            await backend.aclose()
+
+
 def _error(message: str, kind: str) -> dict:
     return {"error": {"message": message, "type": kind}}

@@ -18,10 +18,11 @@ from test_gateway import ask, gateway
 
 from db.promotion import promote_slot, rollback_slot
 from db.serving_slot import slot_targets
-from hat_cli.gateway_cmd import served_models, url_backends
+from hat_cli.gateway_cmd import url_backends
 from hat_core.errors import HatError
 from hat_core.inference.server import free_port
 from hat_core.serving.arm_server import ArmServer
+from hat_core.serving.arms import served_models
 from hat_core.serving.model_sync import ModelSync, pointer_path, read_pointer
 
 pytestmark = pytest.mark.timeout(600)
@@ -56,6 +57,12 @@ def until(check, timeout_s: float = 60.0):
     while not (result := check()) and time.monotonic() < deadline:
         time.sleep(0.1)
     return result
+
+
+def answered_by(client) -> set[str]:
+    """The ports of the stand-in servers that answered ten users."""
+    return {ask(client, f"viewer-{i}").json()["choices"][0]["message"]["content"]
+            .rsplit(" on ", 1)[1] for i in range(10)}
 
 
 def test_the_sync_points_each_arm_at_its_downloaded_version(store, tracking, registry_name,
@@ -109,6 +116,7 @@ def test_promotion_and_rollback_reach_the_per_arm_servers_and_the_gateway(
             assert until(lambda: served_models(urls["control"]) == {v2})
             assert until(lambda: g.table.labels() == {"control": v2, "treatment": v2})
             assert servers["control"].starts == 2 and servers["treatment"].starts == 1
+            assert until(lambda: answered_by(client) == {str(p) for p in ports.values()})
 
             rollback_slot(store, tracking, registry_name=registry_name, actor="olga",
                           reason="wk49 regression")
