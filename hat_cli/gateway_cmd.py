@@ -10,7 +10,8 @@ arms within `--follow-every` seconds, without a restart. `hat serve` runs the sa
 beside the retrain deployments. The experiment is `--experiment` (name or id), else the
 newest of the slot, else a new one named `SLOT-default` with a 50/50 split.
 `--backend-url URL` forwards every arm to an OpenAI-compatible server instead (production:
-vLLM), asking for the model `NAME/VERSION` of the arm.
+vLLM), asking for the model `NAME/VERSION` of the arm; given several times (one vLLM per
+arm), each version goes to the server that lists it (`url_backends`).
 """
 
 from __future__ import annotations
@@ -99,8 +100,13 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
         return in_transaction(sessions, lambda s: add_outcomes(
             s, experiment_id=experiment.id, events=events))
 
+    async def close_backends() -> None:
+        for backend in follower.backends():
+            if hasattr(backend, "aclose"):
+                await backend.aclose()
+
     app = gateway_app(experiment.assignment(), table, exposures,
-                      record_outcomes=record_outcomes)
+                      record_outcomes=record_outcomes, on_shutdown=close_backends)
     try:
         try:
             follower.refresh()
@@ -116,20 +122,26 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
             say(f"gateway: {left} exposure(s) could not be written")
 
 
-def url_backends(base_url: str) -> Callable[[ArmTarget], ChatBackend]:
-    """Every arm forwarded to one OpenAI-compatible server, the model named by its label
-    (`hat-agent/3`): vLLM serving each version (or LoRA adapter) under that name, or a
-    proxy that routes by model name."""
-    from hat_core.serving.arms import HttpBackend
+def url_backends(base_urls: str | list[str]) -> Callable[[ArmTarget], ChatBackend]:
+    """Every arm forwarded to an OpenAI-compatible server, the model named by its label
+    (`hat-agent/3`). One URL: that server serves every version under its name (vLLM with
+    LoRA adapters, or a proxy routing by model name). Several (one vLLM per arm, each run by
+    `hat_core.serving.arm_server`): a version goes to the servers whose `/v1/models` list it
+    (`PoolBackend`); while none does (still loading), `ArmUnavailable` keeps the gateway on
+    the arms it has, and the follower tries again."""
+    from hat_core.serving.arms import HttpBackend, PoolBackend
 
-    return lambda target: HttpBackend(base_url, model=target.label)
+    urls = [base_urls] if isinstance(base_urls, str) else list(base_urls)
+    if len(urls) == 1:
+        return lambda target: HttpBackend(urls[0], model=target.label)
+    return lambda target: PoolBackend(urls, target.label)
 
 
 def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,
                      follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo,
-                     backend_url: str | None = None):
+                     backend_url: list[str] | None = None):
     """`running_gateway` on the settings' registry: models loaded in this process, or
-    forwarded to `backend_url` (`url_backends`)."""
+    forwarded to the servers of `backend_url` (`url_backends`)."""
     from hat_cli.db_cmd import whoami
     from hat_core.release.registry import ModelRegistry
 
@@ -151,9 +163,10 @@ def gateway(
     port: int = typer.Option(DEFAULT_PORT, "--port"),
     follow_every: float = typer.Option(1.0, "--follow-every", min=0.1,
                                        help="seconds between reads of the slot"),
-    backend_url: str = typer.Option(None, "--backend-url",
-                                    help="forward to this OpenAI-compatible server (vLLM), "
-                                         "model = NAME/VERSION, instead of loading here"),
+    backend_url: list[str] = typer.Option(None, "--backend-url",
+                                          help="forward to this OpenAI-compatible server "
+                                               "(vLLM), model = NAME/VERSION, instead of "
+                                               "loading here; repeat for one server per arm"),
 ) -> None:
     """Run the A/B gateway until Ctrl-C (OpenAI-compatible, sticky arms, exposures)."""
     from hat_cli.db_cmd import open_store

@@ -23,6 +23,7 @@ from hat_cli import (
     job_cmd,
     latency_cmd,
     login_cmd,
+    model_sync_cmd,
     pairwise_cmd,
     release_cmd,
     repro_cmd,
@@ -69,6 +70,7 @@ app.command("retrain")(retrain_cmd.retrain)
 app.add_typer(job_cmd.app, name="job")
 app.command("serve")(serve_cmd.serve)
 app.command("gateway")(gateway_cmd.gateway)
+app.command("model-sync")(model_sync_cmd.model_sync)
 app.command("login")(login_cmd.login)
 app.command("logout")(login_cmd.logout)
 app.command("promote")(release_cmd.promote)

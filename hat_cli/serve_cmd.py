@@ -5,7 +5,9 @@ Without `HAT_PREFECT_API_URL`/`PREFECT_API_URL` it starts a local `prefect serve
 events and resumes the due interrupted jobs once, and exits (for tests and cron jobs).
 Beside the deployments it runs the A/B gateway (`hat gateway`, port `--gateway-port`, 8080) on
 the embedded default: the slot's champion and challenger in this process, every request an
-exposure; `--no-gateway` leaves serving to the production proxy.
+exposure; `--no-gateway` leaves serving to the production proxy. `--gateway-host 0.0.0.0`
+in a container whose port is published; `--gateway-backend-url URL` (once per arm's vLLM)
+forwards the arms instead of loading them here.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ def serve(
     gateway: bool = typer.Option(True, "--gateway/--no-gateway",
                                  help="run the A/B gateway beside the deployments"),
     gateway_port: int = typer.Option(8080, "--gateway-port"),
+    gateway_host: str = typer.Option("127.0.0.1", "--gateway-host",
+                                     help="0.0.0.0 in a container whose port is published"),
     experiment: str = typer.Option(None, "--experiment",
                                    help="the gateway's experiment (default: the newest)"),
-    gateway_backend_url: str = typer.Option(None, "--gateway-backend-url",
-                                            help="the arms' OpenAI-compatible server (vLLM); "
-                                                 "default: models loaded in this process"),
+    gateway_backend_url: list[str] = typer.Option(
+        None, "--gateway-backend-url", help="the arms' OpenAI-compatible server (vLLM), "
+                                            "repeat for one per arm; default: models loaded "
+                                            "in this process"),
 ) -> None:
     """Serve the retrain deployment (harness-change event + weekly cron) and the reconciler."""
     settings = load_settings()
@@ -73,8 +78,8 @@ def serve(
                               on_error=lambda e: typer.echo(f"reconciler: {e}", err=True))
         loop.start()
         try:
-            with _gateway(gateway, sessions, settings, experiment, gateway_port,
-                          gateway_backend_url):
+            with _gateway(gateway, sessions, settings, experiment,
+                          (gateway_host, gateway_port), gateway_backend_url):
                 serve_forever(str(config) if config else None, retrain_config.train_slot)
         finally:
             quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
@@ -83,14 +88,14 @@ def serve(
     typer.echo("stopped", err=True)
 
 
-def _gateway(enabled: bool, sessions, settings, experiment: str | None, port: int,
-             backend_url: str | None):
+def _gateway(enabled: bool, sessions, settings, experiment: str | None,
+             address: tuple[str, int], backend_url: list[str] | None):
     if not enabled:
         return nullcontext()
     from hat_cli.gateway_cmd import embedded_gateway
 
-    return embedded_gateway(sessions, settings, experiment_ref=experiment, host="127.0.0.1",
-                            port=port, say=lambda line: typer.echo(line, err=True),
+    return embedded_gateway(sessions, settings, experiment_ref=experiment, host=address[0],
+                            port=address[1], say=lambda line: typer.echo(line, err=True),
                             backend_url=backend_url)
 
 

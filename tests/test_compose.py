@@ -18,7 +18,22 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
 COMPOSE = yaml.safe_load(COMPOSE_TEXT)
 SERVICES = COMPOSE["services"]
-LONG_RUNNING = {"postgres", "mlflow", "prefect-server", "worker", "console", "vllm"}
+LONG_RUNNING = {"postgres", "mlflow", "prefect-server", "worker", "worker-gpu", "model-sync",
+                "console", "vllm-control", "vllm-treatment", "vllm-teacher"}
+GPU_ONLY = {"worker-gpu", "model-sync", "vllm-control", "vllm-treatment", "vllm-teacher"}
+ARMS = {"control": "vllm-control", "treatment": "vllm-treatment"}
+
+
+def profile_services(profile: str) -> dict[str, dict]:
+    """The services `COMPOSE_PROFILES=profile docker compose up` starts."""
+    return {name: s for name, s in SERVICES.items()
+            if "profiles" not in s or profile in s["profiles"]}
+
+
+def gpu_ids(service: dict) -> list[str]:
+    devices = service["deploy"]["resources"]["reservations"]["devices"]
+    assert [d["driver"] for d in devices] == ["nvidia"] and devices[0]["capabilities"] == ["gpu"]
+    return devices[0]["device_ids"]
 
 
 def env_example() -> dict[str, str]:
@@ -32,8 +47,68 @@ def env_example() -> dict[str, str]:
 
 def test_services_are_the_production_stack():
     assert set(SERVICES) == LONG_RUNNING | {"migrate"}
-    assert SERVICES["vllm"]["profiles"] == ["gpu"]
-    assert all("profiles" not in s for name, s in SERVICES.items() if name != "vllm")
+    assert {n for n, s in SERVICES.items() if s.get("profiles") == ["gpu"]} == GPU_ONLY
+    assert SERVICES["worker"]["profiles"] == ["cpu"]
+    assert all("profiles" not in s for n, s in SERVICES.items() if n not in GPU_ONLY | {"worker"})
+    assert env_example()["COMPOSE_PROFILES"] == "cpu"  # `docker compose up`: the CPU stack
+    for profile in ("cpu", "gpu"):  # exactly one worker (deployments and gateway) each
+        assert [n for n in profile_services(profile) if n.startswith("worker")] == [
+            "worker" if profile == "cpu" else "worker-gpu"]
+
+
+def test_gpu_services_each_reserve_their_own_gpu():
+    ids = {name: gpu_ids(SERVICES[name]) for name in
+           ("worker-gpu", "vllm-control", "vllm-treatment", "vllm-teacher")}
+    variables = [v[0] for v in ids.values()]
+    assert all(len(v) == 1 and re.fullmatch(r"\$\{[A-Z_]+_GPU\}", v[0]) for v in ids.values())
+    assert len(set(variables)) == 4
+    example = env_example()
+    assert len({example[v[2:-1]] for v in variables}) == 4  # four distinct devices
+    assert "deploy" not in SERVICES["worker"]  # the CPU stack asks for no GPU
+
+
+def test_each_arm_runs_vllm_on_its_own_pointer_and_the_gateway_asks_both():
+    for arm, name in ARMS.items():
+        service = SERVICES[name]
+        assert service["entrypoint"] == ["python", "-m", "hat_core.serving.arm_server"]
+        command = service["command"].split()
+        assert command[:3] == ["--pointer", f"/serving/{arm}.json", "--"]
+        assert command[3:5] == ["vllm", "serve"] and "{model}" in command
+        assert command[command.index("--served-model-name") + 1] == "{name}"
+        assert service["volumes"] == ["serving-models:/serving:ro"]
+        assert service["build"]["dockerfile"] == "deploy/gpu/Dockerfile"
+        assert "ports" not in service  # reached through the gateway only
+    gateway = SERVICES["worker-gpu"]["command"].split()
+    backends = [gateway[i + 1] for i, w in enumerate(gateway) if w == "--gateway-backend-url"]
+    assert backends == [f"http://{name}:8000" for name in ARMS.values()]
+    sync = SERVICES["model-sync"]
+    assert sync["command"] == "hat model-sync --root /var/lib/hat/serving-models"
+    assert "serving-models:/var/lib/hat/serving-models" in sync["volumes"]
+    assert "/var/lib/hat/serving-models/.alive" in sync["healthcheck"]["test"][-1]
+
+
+def test_the_pointer_folders_resolve_inside_the_vllm_containers(tmp_path):
+    """The sync writes pointers whose folder is relative to the volume's root, so the path
+    the arm server passes vLLM is inside the volume wherever the container mounts it."""
+    from hat_core.serving.arm_server import command_for
+    from hat_core.serving.model_sync import ArmModel
+
+    model = ArmModel("control", "hat-agent", "3", "hat-agent/3", "hat-agent/3/model")
+    command = SERVICES["vllm-control"]["command"].split()[3:]
+    line = command_for(command, model, Path("/serving"))
+    assert line[2] == "/serving/hat-agent/3/model" and "hat-agent/3" in line
+
+
+def test_the_teacher_is_not_an_arm_and_the_console_links_reach_a_browser():
+    example = env_example()
+    teacher = example["HAT_TEACHER_ENDPOINT"]
+    assert teacher == "http://vllm-teacher:8000/v1"
+    assert not any(name in teacher for name in ARMS.values())
+    assert SERVICES["vllm-teacher"]["command"].split()[0] == "${TEACHER_MODEL}"
+    ui = example["HAT_MLFLOW_UI_URL"]
+    assert ui == f"http://localhost:{example['MLFLOW_PORT']}"  # the published port
+    assert ui != COMPOSE["x-hat-env"]["HAT_MLFLOW_TRACKING_URI"] and "mlflow:" not in ui
+    assert COMPOSE["x-hat-env"]["HAT_MLFLOW_UI_URL"] == "${HAT_MLFLOW_UI_URL}"
 
 
 @pytest.mark.parametrize("name", sorted(LONG_RUNNING))
@@ -52,15 +127,17 @@ def test_dependencies_wait_for_health_or_completion():
             assert "healthcheck" in SERVICES[dep] or dep == "migrate"
 
 
-def test_published_ports_are_variables_and_unique():
+@pytest.mark.parametrize("profile", ["cpu", "gpu"])
+def test_published_ports_are_variables_and_unique(profile):
     published = []
-    for service in SERVICES.values():
+    for service in profile_services(profile).values():
         for mapping in service.get("ports", []):
             host, _, container = mapping.rpartition(":")
             assert re.fullmatch(r"\$\{[A-Z_]+\}", host), mapping
             published.append(host)
             assert container.isdigit()
     assert len(published) == len(set(published)) == 5
+    assert "${GATEWAY_PORT}" in published
 
 
 def test_named_volumes_are_declared():
@@ -72,14 +149,15 @@ def test_named_volumes_are_declared():
             if not source.startswith((".", "/", "$")):
                 used.add(source)
     assert used and used <= declared
-    assert {"pgdata", "mlartifacts", "hat-home"} <= used
+    assert {"pgdata", "mlartifacts", "hat-home", "serving-models"} <= used
 
 
 def test_every_variable_is_in_env_example_and_every_example_is_used():
     used = set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*)", COMPOSE_TEXT))
     example = env_example()
     assert used - set(example) == set(), "variables missing from .env.example"
-    assert set(example) - used == set(), "unused variables in .env.example"
+    compose_own = {"COMPOSE_PROFILES"}  # read by docker compose itself
+    assert set(example) - used - compose_own == set(), "unused variables in .env.example"
 
 
 def test_hat_variables_match_the_settings_object():
@@ -97,7 +175,8 @@ def test_hat_variables_match_the_settings_object():
 def test_app_services_use_the_hat_commands():
     commands = {name: s.get("command", "") for name, s in SERVICES.items()}
     assert commands["migrate"] == "hat db upgrade --grant hat_app"
-    assert commands["worker"] == "hat serve"
+    assert commands["worker"] == "hat serve --gateway-host 0.0.0.0"
+    assert commands["worker-gpu"].startswith("hat serve --gateway-host 0.0.0.0 ")
     assert commands["console"].startswith("hat ui ")
     assert "postgresql+psycopg://" in commands["mlflow"]
     prefect_db = SERVICES["prefect-server"]["environment"]["PREFECT_API_DATABASE_CONNECTION_URL"]

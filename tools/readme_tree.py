@@ -18,7 +18,8 @@ NOTES = {
     "pyproject.toml": "the installable project `hat-ops`: pins, extras dev and gpu, `hat` script",
     "Makefile": "the README's two commands (`make demo`, `make test`) and helpers",
     ".ci/run": "CI: runs the README's test command",
-    "docker-compose.yml": "production stack: postgres, mlflow, prefect + worker, console, vllm",
+    "docker-compose.yml": ("production stack: postgres, mlflow, prefect + worker (gateway), "
+                           "console; gpu: model-sync, vLLM per arm, teacher vLLM"),
     "Dockerfile": "the application image used by docker-compose",
     ".env.example": "every variable docker-compose reads",
     "alembic.ini": "Alembic for hand use; `hat db upgrade` needs no ini",

@@ -1,21 +1,22 @@
 """Exposures: the record of one request the gateway answered, and the batched writer.
 
     log = ExposureLog(write=lambda batch: store(batch), batch_size=200, interval_s=0.2)
-    log.submit(Exposure(...))     # never blocks: a queue put
+    log.submit(Exposure(...))     # never blocks: a deque append
     log.close()                   # writes what is left, then stops
 
-The writer thread takes what the queue holds (up to `batch_size`, waiting at most
-`interval_s` for more) and hands it to `write` in one call. A batch `write` refuses stays at
-the head of the line and is tried again after a backoff, so a store that is down for a while
-delays exposures but loses none; `close` keeps trying until its timeout and says how many
-it could not write.
+`submit` appends to a deque (atomic, no lock, no wake-up: under load the request path pays
+nothing for the writer); the writer thread wakes every `interval_s` (at once while a full
+batch is waiting), takes up to `batch_size` and hands them to `write` in one call. A batch
+`write` refuses stays at the head of the line and is tried again after a backoff, so a store
+that is down for a while delays exposures but loses none; `close` keeps trying until its
+timeout and says how many it could not write.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,7 +46,7 @@ class ExposureLog:
                  on_error: Callable[[Exception], None] | None = None):
         self._write, self.batch_size, self.interval_s = write, batch_size, interval_s
         self.retry_s, self._on_error = retry_s, on_error or (lambda exc: None)
-        self._queue: queue.SimpleQueue[Exposure] = queue.SimpleQueue()
+        self._queue: deque[Exposure] = deque()
         self._pending: list[Exposure] = []
         self._stop = threading.Event()
         self.written = 0
@@ -55,21 +56,18 @@ class ExposureLog:
 
     def submit(self, exposure: Exposure) -> None:
         """Queue one exposure (returns at once)."""
-        self._queue.put(exposure)
+        self._queue.append(exposure)
 
     @property
     def backlog(self) -> int:
         """Exposures queued or waiting for a retry, not yet written."""
-        return self._queue.qsize() + len(self._pending)
+        return len(self._queue) + len(self._pending)
 
-    def _take(self, wait_s: float) -> None:
-        deadline = time.monotonic() + wait_s
+    def _take(self) -> None:
         while len(self._pending) < self.batch_size:
-            left = deadline - time.monotonic()
             try:
-                self._pending.append(self._queue.get(timeout=max(left, 0.0)) if left > 0
-                                     else self._queue.get_nowait())
-            except queue.Empty:
+                self._pending.append(self._queue.popleft())
+            except IndexError:
                 return
 
     def _flush(self) -> bool:
@@ -87,7 +85,9 @@ class ExposureLog:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._take(self.interval_s)
+            if len(self._pending) + len(self._queue) < self.batch_size:
+                self._stop.wait(self.interval_s)
+            self._take()
             if not self._flush():
                 self._stop.wait(self.retry_s)
 
@@ -104,7 +104,7 @@ class ExposureLog:
         self._thread.join(timeout=timeout_s)
         deadline = time.monotonic() + timeout_s
         while self.backlog and time.monotonic() < deadline:
-            self._take(0.0)
+            self._take()
             if not self._flush():
                 time.sleep(min(self.retry_s, 0.2))
         return self.backlog

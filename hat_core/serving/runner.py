@@ -4,7 +4,8 @@
         ...
 
 Startup waits until uvicorn listens; leaving the block asks it to exit, which lets requests
-under way finish (uvicorn's graceful shutdown) before the thread ends.
+under way finish (uvicorn's graceful shutdown) and runs the app's lifespan shutdown (the
+gateway closes its backends' connections there) before the thread ends.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def serve_in_thread(app, *, host: str = HOST, port: int = 0,
 
     port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                           lifespan="off", access_log=False))
+                                           lifespan="auto", access_log=False))
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout_s

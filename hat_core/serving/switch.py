@@ -60,6 +60,10 @@ class SlotFollower:
         self._on_switch(self.table.labels())
         return True
 
+    def backends(self) -> list[ChatBackend]:
+        """The backends kept now (the arms' and the recently served versions')."""
+        return list(self._backends.values())
+
     def _backend(self, target: ArmTarget) -> ChatBackend:
         if target in self._backends:
             self._backends.move_to_end(target)
