@@ -92,3 +92,19 @@ def read_aggregates(uri: str, run_id: str) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(client.download_artifacts(run_id, ARTIFACT, tmp))
         return json.loads(path.read_text(encoding="utf-8"))
+
+
+def aggregate_runs(uri: str) -> list[dict]:
+    """The `repro aggregate` runs of `uri`, newest first: `{run_id, name, seeds, started}`
+    (none when the store has no `hat-repro` experiment)."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    found = client.get_experiment_by_name(EXPERIMENT)
+    if found is None:
+        return []
+    runs = client.search_runs([found.experiment_id], f"tags.`hat.kind` = '{KIND}'",
+                              order_by=["attributes.start_time DESC"])
+    return [{"run_id": r.info.run_id, "name": r.info.run_name,
+             "seeds": r.data.tags.get("hat.seeds", ""), "started": r.info.start_time}
+            for r in runs]
