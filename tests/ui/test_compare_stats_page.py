@@ -43,6 +43,13 @@ def _log(uri: str, tmp: Path, path: Path) -> str:
     return run.info.run_id
 
 
+def _frame(at, column: str):
+    """The first table of the page with `column` (AppTest keeps no key on a dataframe)."""
+    found = [d.value for d in at.dataframe if column in d.value.columns]
+    assert found, f"no table with {column!r}: {[list(d.value.columns) for d in at.dataframe]}"
+    return found[0]
+
+
 def test_case_stats_against_the_statistics_of_hat_core(tmp_path):
     _, oracle = _eval(OraclePolicy(), tmp_path, "oracle")
     _, memo = _eval(MemorisingPolicy(load_harness(HARNESSES / "v1.yaml")), tmp_path, "memo")
@@ -83,9 +90,9 @@ def test_two_runs_and_two_checkpoints_show_intervals_and_paired_tests(
     at.text_input(key="compare_run_a").set_value(run_a).run()
     at.text_input(key="compare_run_b").set_value(run_b).run()
     assert not at.exception, at.exception
-    rates = at.dataframe(key="compare_rates").value
+    rates = _frame(at, f"B: {run_b}")
     assert f"B: {run_b}" in rates.columns and len(rates) == 4
-    paired = at.dataframe(key="compare_paired").value
+    paired = _frame(at, "McNemar p")
     assert paired.to_dict("records") == want
 
     at.text_input(key="compare_run_b").set_value("no-such-run").run()
@@ -99,16 +106,15 @@ def test_two_runs_and_two_checkpoints_show_intervals_and_paired_tests(
             cases_uri=f"runs:/{run}/{name}.cases.jsonl"))
     at = console("viewer", "compare")
     at.radio(key="compare_mode").set_value("two checkpoints").run()
-    labels = {o: o for o in at.selectbox(key="compare_b").options}
-    at.selectbox(key="compare_b").set_value(next(o for o in labels if " v2" in o)).run()
-    at.selectbox(key="compare_a").set_value(next(o for o in labels if " v3" in o)).run()
+    at.selectbox(key="compare_b").set_value(ids["mv_good"]).run()
+    at.selectbox(key="compare_a").set_value(ids["mv_weak"]).run()
     assert not at.exception, at.exception
-    assert at.dataframe(key="compare_paired").value.to_dict("records") == want
+    assert _frame(at, "McNemar p").to_dict("records") == want
     # against the champion (v1, no cases URI): no paired table, and the page says why
     at.radio(key="compare_mode").set_value("against the champion").run()
     assert not at.exception, at.exception
     assert "A has none." in texts(at)
-    assert all(getattr(d, "key", None) != "compare_paired" for d in at.dataframe)
+    assert all("McNemar p" not in d.value.columns for d in at.dataframe)
 
 
 def test_a_repro_aggregate_run_shows_pooled_rates_and_paired_tests(console, console_db,
@@ -131,11 +137,11 @@ def test_a_repro_aggregate_run_shows_pooled_rates_and_paired_tests(console, cons
     at = console("viewer", "compare")
     at.radio(key="compare_mode").set_value("a repro aggregate run").run()
     assert not at.exception, at.exception
-    pooled = at.dataframe(key="compare_pooled").value.to_dict("records")
+    pooled = _frame(at, "mean ± std (%)").to_dict("records")
     hat = next(r for r in pooled if r["arm"].startswith("HAT"))
     assert hat["rate"] == "t2.first_call_exact" and hat["seeds"] == 2
     assert hat["mean ± std (%)"] == "70.0 ± 28.3" and hat["pooled"].startswith("14/20 = 70.0% (")
-    [test] = at.dataframe(key="compare_tests").value.to_dict("records")
+    [test] = _frame(at, "a → b").to_dict("records")
     lo, hi = paired_difference_interval(8, 2, 20)
     assert test["a → b"] == "Fixed-Harness SFT → HAT (HSA-SFT → OPD → HSA-RL)"
     assert test["b − a (points)"] == 30.0

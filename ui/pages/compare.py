@@ -33,10 +33,10 @@ def show_case_stats(uri: str, ref_a: str, ref_b: str, a_label: str, b_label: str
     if not rates:
         st.info("The two runs share no suite with per-case outcomes.")
         return
-    st.dataframe(rates, hide_index=True, width="stretch", key="compare_rates")
+    st.dataframe(rates, hide_index=True, width="stretch")
     st.subheader("Paired on the same cases (b − a, Bonett-Price 95%, McNemar exact p)")
     if paired:
-        st.dataframe(paired, hide_index=True, width="stretch", key="compare_paired")
+        st.dataframe(paired, hide_index=True, width="stretch")
     for note in notes:
         st.caption(note)
 
@@ -67,9 +67,9 @@ if mode == REPRO:
     run_id = st.selectbox("Run", list(labels), format_func=labels.get, key="compare_repro")
     pooled, tests = aggregate_rows(read_aggregates(uri, run_id) or {}, ARM_LABELS)
     st.subheader("Pooled rates over seeds (Wilson 95%) beside mean ± std")
-    st.dataframe(pooled, hide_index=True, width="stretch", key="compare_pooled")
+    st.dataframe(pooled, hide_index=True, width="stretch")
     st.subheader("Paired tests between arms, pairs pooled over seeds")
-    st.dataframe(tests, hide_index=True, width="stretch", key="compare_tests")
+    st.dataframe(tests, hide_index=True, width="stretch")
     st.stop()
 listings = store.read(lambda s: models_page(s, limit=200))
 if not listings:
