@@ -3,7 +3,11 @@
     hat repro --quick                                  # smoke run, minutes
     hat repro --config examples/configs/repro_full.yaml --seeds 0,1,2 --out docs/results
     hat repro --seeds 1 --threads 1 --work /tmp/r1 &  hat repro --seeds 2 --threads 1 ...
-    hat repro --merge /tmp/r1/results/results.json /tmp/r2/results/results.json --out DIR
+    hat repro --merge /tmp/r1/results/results.json /tmp/r2/results/results.json --out DIR \
+        [--tracking-uri URI]          # also log the merged aggregates as an MLflow run
+
+The multi-seed aggregates (pooled rates, paired tests) go to MLflow as a `repro aggregate`
+run (`hat_core.repro.tracking`): always after a run, after a merge when a URI is given.
 
 Same engine as `benchmarks/repro_table.py` (`hat_core.repro.run`); see
 docs/results.md for what the table shows and what it costs.
@@ -22,6 +26,7 @@ from hat_core.errors import ConfigError
 from hat_core.repro.config import load_repro_config
 from hat_core.repro.report import markdown_table, merge_results, write_outputs
 from hat_core.repro.run import run_repro
+from hat_core.repro.tracking import log_aggregates
 from hat_core.settings import load_settings
 
 CONFIGS = Path("examples") / "configs"
@@ -42,11 +47,15 @@ def repro(
     cache_dir: Path = typer.Option(None, "--cache-dir",
                                    help="cache root (default $HAT_CACHE_DIR, else HAT_HOME/cache)"),
     tracking_uri: str = typer.Option(None, "--tracking-uri", envvar="HAT_MLFLOW_TRACKING_URI",
-                                     help="MLflow (default a SQLite store in --work)"),
+                                     help="MLflow (default a SQLite store in --work; "
+                                          "with --merge, none unless given)"),
 ) -> None:
     """Train and evaluate the five arms over seeds; write the table and plots."""
     if merge:
-        _write(merge_results(list(merge)), out or work / "results")
+        merged = merge_results(list(merge))
+        _write(merged, out or work / "results")
+        if tracking_uri:
+            _log(merged, tracking_uri, work / "mlartifacts")
         return
     path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
     overrides: dict = {"seeds": _seeds(seeds)} if seeds else {}
@@ -65,6 +74,7 @@ def repro(
         results["mlflow_uri"] = uri
         _write(results, out or work / "results",
                lambda text: term.print(text, markup=False, highlight=False))
+        _log(results, uri, work / "mlartifacts", lambda text: term.print(text, markup=False))
         term.hint(f"MLflow UI: `mlflow ui --backend-store-uri {uri}`")
 
 
@@ -74,6 +84,11 @@ def _seeds(text: str) -> list[int]:
     except ValueError:
         raise ConfigError(f"--seeds {text!r}: expected comma-separated integers, "
                           "e.g. 0,1,2") from None
+
+
+def _log(results: dict, uri: str, artifacts: Path, say=typer.echo) -> None:
+    run_id = log_aggregates(results, uri, artifacts=artifacts)
+    say(f"aggregates: MLflow run {run_id} (repro aggregate) at {uri}")
 
 
 def _write(results: dict, out: Path, say=typer.echo) -> None:

@@ -14,8 +14,10 @@ number comes from the arms' per-case outcomes and family counts (`hat_core.repro
 - **Paired over seeds.** Two arms of one seed played the same cases (the seed's eval world).
   The pairs of every seed are pooled: both right, only a, only b, neither, summed over seeds,
   and McNemar's exact test runs on the pooled discordant counts (a binomial test of "b only"
-  against "a only", `statsmodels`). Cases of different seeds are never paired with each
-  other; a seed whose two arms did not play the same cases is refused, naming it.
+  against "a only", `statsmodels`); the difference b - a carries the Bonett-Price interval
+  of those counts (`call_metrics.paired_difference_interval`). Cases of different seeds are
+  never paired with each other; a seed whose two arms did not play the same cases is
+  refused, naming it.
 - **Families.** T1 per scenario kind, T2 per variant (a variant is named with its eval world,
   `h000@1`, since each world draws its own held-out variants) and IFEval per instruction
   family, each pooled over seeds with its Wilson interval.
@@ -28,7 +30,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 
 from hat_core.errors import ConfigError, Problem
-from hat_core.evaluation.call_metrics import wilson
+from hat_core.evaluation.call_metrics import paired_difference_interval, wilson
 from hat_core.repro.config import ARMS
 from hat_core.repro.outcomes import PAIRED_SUITES, hits
 
@@ -76,6 +78,7 @@ class PooledPaired:
     b_rate: float
     diff: float  # b - a
     p_value: float  # McNemar, exact, two-sided, on the pooled discordant counts
+    diff_interval: tuple[float, float] = (-1.0, 1.0)  # Bonett-Price 95% of b - a
     test: str = "mcnemar-exact"
 
     def to_dict(self) -> dict:
@@ -129,7 +132,8 @@ def pooled_paired(results: dict, a: str, b: str, suite: str, outcome: str
         return None
     return PooledPaired(a, b, suite, outcome, seeds, n, both, a_only, b_only, neither,
                         (both + a_only) / n, (both + b_only) / n, (b_only - a_only) / n,
-                        mcnemar_exact(a_only, b_only))
+                        mcnemar_exact(a_only, b_only),
+                        paired_difference_interval(b_only, a_only, n))
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:

@@ -5,8 +5,9 @@
 Three parts, each computed by `hat_core.repro.aggregate` from the arms' per-case outcomes:
 pooled rates (k / n over every seed's cases, Wilson 95% interval, beside mean ± sample std
 over seeds), paired tests between arms (the pairs of every seed pooled, McNemar's exact test
-on the pooled discordant counts) and per-family breakdowns (T1 per scenario kind, T2 per
-held-out variant, IFEval per instruction family) with their case counts and intervals.
+on the pooled discordant counts, the difference with its Bonett-Price interval) and
+per-family breakdowns (T1 per scenario kind, T2 per held-out variant, IFEval per instruction
+family) with their case counts and intervals.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def pooled_markdown(results: dict) -> str:
 def paired_row(p: PooledPaired) -> str:
     return (f"| {SUITE_LABELS[p.suite]} | {OUTCOME_LABELS[p.outcome]} | {_label(p.a)} → "
             f"{_label(p.b)} | {p.cases} ({p.seeds} seeds) | {pct(p.a_rate)} | {pct(p.b_rate)} "
-            f"| {100 * p.diff:+.1f} | {p.a_only} | {p.b_only} | {p.p_value:.2g} |")
+            f"| {100 * p.diff:+.1f} ({100 * p.diff_interval[0]:+.1f} to "
+            f"{100 * p.diff_interval[1]:+.1f}) | {p.a_only} | {p.b_only} | {p.p_value:.2g} |")
 
 
 def paired_markdown(results: dict, comparisons=COMPARISONS) -> str:
@@ -76,7 +78,7 @@ def paired_markdown(results: dict, comparisons=COMPARISONS) -> str:
     found = [p for a, b, s, o in comparisons if (p := pooled_paired(results, a, b, s, o))]
     if not found:
         return ""
-    head = ("| suite | outcome | a → b | paired cases | a | b | b − a | a only | b only | "
+    head = ("| suite | outcome | a → b | paired cases | a | b | b − a (95%) | a only | b only | "
             "McNemar p |")
     return "\n".join([head, "|---|---|---|---|---|---|---|---|---|---|",
                       *map(paired_row, found)]) + "\n"

@@ -5,6 +5,7 @@ document are refused (exit 2, the file and the reason) and write nothing."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,35 @@ def test_merge_refuses_a_file_that_is_not_a_results_document(tmp_path, config, m
     done = merge(a, bad, out=tmp_path / "out")
     assert done.returncode == 2 and "bad.json" in done.stderr and "not a results" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_merge_logs_the_aggregates_to_mlflow_when_a_uri_is_given(tmp_path, config):
+    from mlflow.tracking import MlflowClient
+
+    runs = []
+    for seed, fixed, hat in (("0", "1100", "1110"), ("1", "1000", "1111")):
+        run = _run(seed, 0.5, config | {"seeds": [int(seed)]})
+        for arm, bits in (("fixed_sft", fixed), ("hat", hat)):
+            run["seeds"][seed]["eval"][arm]["outcomes"] = {"t1": {
+                "case_ids": [f"t1/s{i}" for i in range(4)], "passed": bits}}
+        runs.append(_write(tmp_path, seed, run))
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    done = subprocess.run([HAT, "repro", "--merge", str(runs[0]), "--merge", str(runs[1]),
+                           "--out", str(tmp_path / "out"), "--work", str(tmp_path / "work"),
+                           "--tracking-uri", uri], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    client = MlflowClient(tracking_uri=uri)
+    [run] = client.search_runs([client.get_experiment_by_name("hat-repro").experiment_id])
+    assert run.info.run_id in done.stdout and run.data.tags["hat.seeds"] == "0,1"
+    m = run.data.metrics
+    assert m["agg.hat.t1.passed.pooled"] == 7 / 8 and m["agg.fixed_sft.t1.passed.pooled"] == 3 / 8
+    assert m["paired.fixed_sft.hat.t1.passed.diff"] == 0.5
+    assert "paired.fixed_sft.hat.t1.passed.p" in m
+    # without a URI a merge writes no MLflow store
+    env = {k: v for k, v in os.environ.items() if k != "HAT_MLFLOW_TRACKING_URI"}
+    done = subprocess.run([HAT, "repro", "--merge", str(runs[0]), "--out", str(tmp_path / "o2"),
+                           "--work", str(tmp_path / "w2")], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "aggregates: MLflow run" not in done.stdout and not (tmp_path / "w2").exists()

@@ -1,19 +1,76 @@
 """Compare two checkpoints (model versions), or one against the champion: the eval results
-side by side with deltas, as a table and charts, with links into the MLflow UI."""
+side by side with deltas, as a table and charts, with links into the MLflow UI; when both
+checkpoints' evaluations kept their per-case rows, each rate with its Wilson interval and the
+paired tests. Two MLflow evaluation runs compare the same way, and a `repro aggregate` run
+shows the reproduction table's multi-seed aggregates (`ui.views.case_stats`)."""
 
 import streamlit as st
 
 from db.console_queries import models_page
 from db.release_repo import current_promotion, list_eval_results
+from hat_core.errors import HatError
 from hat_core.release.rules import SLOT
 from ui import store
 from ui.session import require_user
 from ui.views import charts
+from ui.views.case_stats import aggregate_rows, case_stats, cases_ref, load_rows
 from ui.views.mlflow_links import mlflow_ui_base, model_link, run_link
 from ui.views.runs import comparison_rows, latency_rows, long_form
 
+CHAMPION, TWO, RUNS, REPRO = ("against the champion", "two checkpoints",
+                               "two MLflow evaluation runs", "a repro aggregate run")
+
+
+def show_case_stats(uri: str, ref_a: str, ref_b: str, a_label: str, b_label: str) -> None:
+    """Rates with Wilson intervals and paired tests of two runs' case rows."""
+    try:
+        rows_a, rows_b = load_rows(uri, ref_a), load_rows(uri, ref_b)
+    except HatError as exc:
+        st.error(str(exc))
+        return
+    rates, paired, notes = case_stats(rows_a, rows_b, a_label=a_label, b_label=b_label)
+    st.subheader("Per-case rates (Wilson 95% intervals)")
+    if not rates:
+        st.info("The two runs share no suite with per-case outcomes.")
+        return
+    st.dataframe(rates, hide_index=True, width="stretch")
+    st.subheader("Paired on the same cases (b − a, Bonett-Price 95%, McNemar exact p)")
+    if paired:
+        st.dataframe(paired, hide_index=True, width="stretch")
+    for note in notes:
+        st.caption(note)
+
+
 require_user("runs.view")
 st.title("Compare checkpoints")
+mode = st.radio("Compare", [CHAMPION, TWO, RUNS, REPRO], horizontal=True, key="compare_mode")
+uri = store.settings().resolved_mlflow_uri()
+if mode == RUNS:
+    st.caption("An evaluation run's id (its only `*.cases.jsonl`), `RUN_ID:PATH` for one of "
+               "several, or an eval result's `runs:/RUN_ID/PATH`.")
+    ref_a = st.text_input("Run A", key="compare_run_a")
+    ref_b = st.text_input("Run B", key="compare_run_b")
+    if ref_a.strip() and ref_b.strip():
+        show_case_stats(uri, ref_a, ref_b, f"A: {ref_a.strip()}", f"B: {ref_b.strip()}")
+    st.stop()
+if mode == REPRO:
+    from hat_core.repro.config import ARM_LABELS
+    from hat_core.repro.tracking import aggregate_runs, read_aggregates
+
+    found = aggregate_runs(uri)
+    if not found:
+        st.info("No `repro aggregate` run in MLflow yet (`hat repro` logs one; `hat repro "
+                "--merge ... --tracking-uri URI` for merged seeds).")
+        st.stop()
+    labels = {r["run_id"]: f"{r['name']} (seeds {r['seeds']}, run {r['run_id'][:8]})"
+              for r in found}
+    run_id = st.selectbox("Run", list(labels), format_func=labels.get, key="compare_repro")
+    pooled, tests = aggregate_rows(read_aggregates(uri, run_id) or {}, ARM_LABELS)
+    st.subheader("Pooled rates over seeds (Wilson 95%) beside mean ± std")
+    st.dataframe(pooled, hide_index=True, width="stretch")
+    st.subheader("Paired tests between arms, pairs pooled over seeds")
+    st.dataframe(tests, hide_index=True, width="stretch")
+    st.stop()
 listings = store.read(lambda s: models_page(s, limit=200))
 if not listings:
     st.info("No model version is registered yet.")
@@ -22,10 +79,8 @@ champion = store.read(lambda s: current_promotion(s, slot=SLOT))
 names = {m.model.id: f"{m.model.registry_name} v{m.model.version}"
          + (f" (harness {m.line} v{m.number})" if m.number else "") for m in listings}
 ids = list(names)
-mode = st.radio("Compare", ["against the champion", "two checkpoints"], horizontal=True,
-                key="compare_mode")
 b_id = st.selectbox("Checkpoint", ids, format_func=names.get, key="compare_b")
-if mode == "against the champion":
+if mode == CHAMPION:
     if champion is None:
         st.warning("No champion is promoted yet.")
         st.stop()
@@ -46,6 +101,15 @@ if quality:
 latency = latency_rows(a, a_label) + latency_rows(b, b_label)
 if latency:
     st.altair_chart(charts.latency(latency))
+
+ref_a, ref_b = cases_ref(a), cases_ref(b)
+if ref_a and ref_b:
+    show_case_stats(uri, ref_a, ref_b, a_label, b_label)
+else:
+    st.caption("Per-case intervals and paired tests need both checkpoints' case rows "
+               "(an eval result's cases URI); "
+               + ("neither has one." if not (ref_a or ref_b) else
+                  f"{'A' if not ref_a else 'B'} has none."))
 
 config = store.settings()
 base = mlflow_ui_base(config.mlflow_tracking_uri, config.mlflow_ui_url)

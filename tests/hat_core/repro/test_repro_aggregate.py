@@ -9,6 +9,7 @@ import math
 import pytest
 
 from hat_core.errors import ConfigError
+from hat_core.evaluation.call_metrics import paired_difference_interval
 from hat_core.repro.aggregate import (
     aggregates,
     mcnemar_exact,
@@ -72,6 +73,9 @@ def test_pooled_mcnemar_sums_the_discordant_pairs_of_every_seed(results):
     assert p.cases == 20 and p.seeds == 2 and p.diff == pytest.approx(0.3)
     # exact two-sided: 2 * P(X <= 2), X ~ Binomial(10, 1/2) = 2 * (1 + 10 + 45) / 1024
     assert p.p_value == pytest.approx(2 * 56 / 1024)
+    # Bonett-Price by hand: (8+1)/22 - (2+1)/22 = 6/22, half z * sqrt((12/22 - (6/22)^2)/22)
+    half = Z * math.sqrt((12 / 22 - (6 / 22) ** 2) / 22)
+    assert p.diff_interval == pytest.approx((6 / 22 - half, 6 / 22 + half), abs=1e-9)
     assert mcnemar_exact(1, 6) == pytest.approx(2 * 8 / 128)
     assert mcnemar_exact(0, 0) == 1.0
     # per seed alone neither is significant; the pooled count is what is tested
@@ -102,6 +106,8 @@ def test_aggregates_and_markdown(results):
     assert "fixed_sft" in agg["families"] and "base" not in agg["families"]
     table = paired_markdown(results)
     assert "| T2 | exact first call | Fixed-Harness SFT → HAT" in table
-    assert "| 20 (2 seeds) | 40.0 | 70.0 | +30.0 | 2 | 8 | 0.11 |" in table
+    lo, hi = paired_difference_interval(8, 2, 20)
+    assert (f"| 20 (2 seeds) | 40.0 | 70.0 | +30.0 ({100 * lo:+.1f} to {100 * hi:+.1f}) "
+            "| 2 | 8 | 0.11 |") in table
     text = aggregates_markdown(results)
     assert "14/20 = 70.0" in text and "70.0 ± 28.3" in text
