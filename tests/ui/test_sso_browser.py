@@ -136,7 +136,8 @@ def test_sso_maps_identities_to_users_and_roles(server, provider):
         assert nav.get_by_role("link", name="Edit and submit", exact=True).count() == 0
 
         kept = context.cookies()  # the identity cookie as it is before the logout
-        click_nav(page, "Log out")
+        page.locator("[data-testid='stSidebarNav']").get_by_role(
+            "link", name="Log out", exact=True).click(no_wait_after=True)  # leaves the page
         page.wait_for_url(re.compile(r".*/oauth2/end_session.*"))  # logged out at the provider
         assert live_sessions(sessions, "operator") == []
         replay = browser.new_context()
