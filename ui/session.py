@@ -47,6 +47,7 @@ def current_user() -> User | None:
             st.session_state[NOTICE_KEY] = "Your session ended; log in again."
         st.session_state.pop(TOKEN_KEY, None)
         st.session_state.pop(USER_KEY, None)
+        st.session_state.pop(SSO_KEY, None)
         return None
     st.session_state[USER_KEY] = user
     return user
@@ -70,8 +71,8 @@ def sso_refusal() -> str | None:
 
 def _sso_token() -> str | None:
     """The store session of this browser's SSO sign-in, opened on first use; None without
-    SSO, without a sign-in, or when the sign-in is refused (remembered, so it is asked and
-    audited once per sign-in, not on every run)."""
+    SSO, without a sign-in, or when the sign-in is refused (remembered in this Streamlit
+    session, so it is asked and audited once per page load, not on every run)."""
     config = sso()
     if config is None or not sso_ready() or not st.user.get("is_logged_in"):
         return None
@@ -104,6 +105,7 @@ def log_in(name: str, password: str) -> str:
     if result.token is not None:
         st.session_state[TOKEN_KEY] = result.token
         st.session_state[USER_KEY] = result.user
+        st.session_state.pop(SSO_KEY, None)
         st.session_state.pop(NOTICE_KEY, None)
     return result.refusal
 
