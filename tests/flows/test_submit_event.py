@@ -46,8 +46,9 @@ def submit_cli(store, tmp_path: Path, line: str):
     from hat_cli import store_cmd
 
     with store() as s:
-        if get_user(s, name="ann") is None:
-            add_role(store, "ann", "operator")
+        missing = get_user(s, name="ann") is None
+    if missing:  # after the read session ends (a SQLite transaction holds the write lock)
+        add_role(store, "ann", "operator")
     app = typer.Typer()
     app.command("submit")(store_cmd.submit)
     path = tmp_path / f"{line}.yaml"
