@@ -211,7 +211,8 @@ class PromotionRow(Base):
 
 
 class UserRow(Base):
-    """A console/CLI user: a role and an argon2id password hash."""
+    """A console/CLI user: a role, an argon2id password hash and, for single sign-on, the
+    identity (an OIDC claim's value) that logs in as this user (`db.sso_repo`)."""
 
     __tablename__ = "users"
     __table_args__ = (CheckConstraint(_in("role", ROLES), name="role"),)
@@ -220,6 +221,7 @@ class UserRow(Base):
     role: Mapped[str] = mapped_column(String(20))
     password_hash: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sso_identity: Mapped[str | None] = mapped_column(String(320), index=True, unique=True)
 
 
 class UserSessionRow(Base):

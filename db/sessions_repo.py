@@ -30,13 +30,14 @@ SESSION_TTL_S = 12 * 3600
 
 def open_session(
     session: Session, *, user_id: int, client: str, ttl_s: int = SESSION_TTL_S,
-    now: datetime | None = None,
+    now: datetime | None = None, token: str | None = None,
 ) -> str:
-    """A new session of user `user_id` that ends `ttl_s` seconds from now; its token."""
+    """A new session of user `user_id` that ends `ttl_s` seconds from now; its token (a random
+    one, unless the caller derived one: an SSO sign-in's, `db.sso_repo`)."""
     if client not in SESSION_CLIENTS:
         raise StoreError(f"unknown session client {client!r}; valid: {', '.join(SESSION_CLIENTS)}")
     now = now or utcnow()
-    token = secrets.token_urlsafe(32)
+    token = token or secrets.token_urlsafe(32)
     session.add(UserSessionRow(token_hash=token_hash(token), user_id=user_id, client=client,
                                created_at=now, expires_at=now + timedelta(seconds=ttl_s)))
     session.flush()

@@ -140,12 +140,14 @@ class Promotion:
 
 @dataclass(frozen=True)
 class User:
-    """A user and role; the password hash stays inside `db/`."""
+    """A user and role (and the SSO identity linked to it, if any); the password hash stays
+    inside `db/`."""
 
     id: int
     name: str
     role: str
     created_at: datetime
+    sso_identity: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@
 example `examples/ab/sample.csv` is `hat ab simulate --out examples/ab/sample.csv`).
 A file that cannot be analysed exits 2 with every problem listed (column, line).
 `--save` also stores the analysis in the SQL store (the file's name and sha256, the settings
-and the result; not the rows), where the console's A/B page lists it.
+and the result; not the rows), where the console's A/B page lists it. It is saved by a proven
+actor (`hat_cli.login_cmd.acting_user`: the saved `hat login`, or the password of `--actor`,
+default the OS user, at a prompt or with `--password-stdin`) with the operator role or above
+(`evidence.save`), checked before the analysis runs.
 
 `hat ab analyze --experiment ID` reads the same table from the store instead of a file: the
 gateway's exposures (each user's arm; the SRM check on the assignment log, against the
@@ -67,7 +70,10 @@ def analyze_cmd(
     save: bool = typer.Option(False, "--save", help="also store the analysis in the SQL store"),
     name: str | None = typer.Option(None, "--name", help="the saved analysis' name "
                                                          "(default: the file name)"),
-    actor: str | None = typer.Option(None, "--actor", help="who saves it (default: you)"),
+    actor: str | None = typer.Option(None, "--actor", help="who saves it (default: the saved "
+                                     "`hat login`, else the OS user); proven by a password"),
+    password_stdin: bool = typer.Option(False, "--password-stdin",
+                                        help="with --save: the actor's password from stdin"),
 ) -> None:
     """Analyse an A/B file: per-metric lift, Welch + bootstrap CIs, adjusted p-values."""
     from hat_core.evidence.ab import AbConfig, analyze
@@ -77,6 +83,7 @@ def analyze_cmd(
     if (file is None) == (experiment is None):
         raise ConfigError("give a FILE or --experiment ID (one of them)")
     store = _open_store() if save or experiment else None  # refuse an unmigrated store first
+    saver = _saver(store, actor, password_stdin) if save and file is not None else None
     config = AbConfig(expected_split=0.5 if expected_split is None else expected_split,
                       alpha=alpha, bootstrap=bootstrap, bootstrap_method=bootstrap_method,
                       correction=correction, cuped=not no_cuped, seed=seed)
@@ -112,7 +119,7 @@ def analyze_cmd(
                    err=True)
     elif save:
         saved = save_analysis(store, file, data, report.to_dict(), name=name or file.name,
-                              actor=actor)
+                              actor=saver)
         typer.echo(f"saved as A/B analysis {saved.id} ({saved.name})", err=True)
 
 
@@ -122,18 +129,26 @@ def _open_store():
     return open_store()
 
 
-def save_analysis(store, file: Path, data, result: dict, *, name: str, actor: str | None):
-    """Store `result` (an `AbReport.to_dict()`) of `file` through the session factory `store`."""
+def _saver(store, actor: str | None, password_stdin: bool) -> str:
+    """The proven user who saves the analysis (operator or above)."""
+    from hat_cli.login_cmd import acting_user
+
+    return acting_user(store, actor=actor, password_stdin=password_stdin,
+                       action="evidence.save").name
+
+
+def save_analysis(store, file: Path, data, result: dict, *, name: str, actor: str):
+    """Store `result` (an `AbReport.to_dict()`) of `file` through the session factory `store`,
+    saved by `actor` (a user already proven by the caller)."""
     from db.ab_repo import save_ab_analysis
     from db.engine import in_transaction
-    from hat_cli.db_cmd import whoami
     from hat_core.evidence.ab_data import USER
 
     sha = hashlib.sha256(Path(file).read_bytes()).hexdigest()
     return in_transaction(store, lambda s: save_ab_analysis(
         s, name=name, source_name=Path(file).name, source_sha256=sha, result=result,
         n_rows=len(data.frame), n_users=int(data.frame[USER].nunique()),
-        actor=actor or whoami()))
+        actor=actor))
 
 
 @app.command("simulate")

@@ -277,7 +277,8 @@ def _closing(term: Terminal, timings: list[tuple[str, float]], state: DemoState)
         term.print(f"  {what}: {where}", markup=False, highlight=False)
     term.print(f"about the model: {QUALITY}")
     term.hint("`hat ui` (Harness diff, Runs, Release pages), `hat harness diff 1 2`, "
-              "`hat harness submit examples/harnesses/v4.yaml --author you --note wk4` and "
+              f"`hat login operator` (password {DEMO_PASSWORD}), then "
+              "`hat harness submit examples/harnesses/v4.yaml --note wk4` and "
               "`hat retrain --harness-version 4 --config examples/configs/retrain_demo.yaml`")
     for text in demo_retrain.ui_hints(state):
         term.hint(text)

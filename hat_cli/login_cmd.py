@@ -10,7 +10,9 @@ mode 0600, written to a temporary file and renamed; it holds the session token o
 that login's user, read fresh from the store. Otherwise the actor (`--actor`, default the
 OS user) must give their password: on the first line of stdin with `--password-stdin`, else
 at a hidden prompt. Password checks go through the login throttle (`db.login_repo`), the
-client being `cli:<OS user>`.
+client being `cli:<OS user>`. `acting_user` adds the role check of a console action
+(`ui.auth.PERMISSIONS`): `hat harness submit --author`, `hat pairwise create --actor` and
+`hat ab analyze --save --actor` need the role the console asks for the same change.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from db.engine import in_transaction
 from db.file_modes import private_dir
 from db.login_repo import attempt_login
 from db.sessions_repo import revoke_session, session_user
+from db.users_repo import count_users
 from db.values import User
 from hat_cli.db_cmd import open_store, whoami
 from hat_cli.errors import exits_on_error
 from hat_core.errors import HatError
 from hat_core.settings import load_settings
+from ui.auth import PERMISSIONS, can
 
 SAVED = "cli-session"
 
@@ -74,6 +78,21 @@ def authenticated_actor(factory: sessionmaker[Session], *, actor: str | None,
     if result.user is None:
         raise HatError(f"not acting as {name}: {result.refusal}")
     return result.user
+
+
+def acting_user(factory: sessionmaker[Session], *, actor: str | None, password_stdin: bool,
+                action: str) -> User:
+    """The proven actor of a change (`authenticated_actor`), if their role may do `action`
+    (the console's permission, e.g. `harness.submit`); else a `HatError` saying why."""
+    with factory() as s:
+        if count_users(s) == 0:
+            raise HatError("the store has no users, so nobody can be proven to act: add an "
+                           "admin first (`hat user add NAME --role admin`), then `hat login`")
+    user = authenticated_actor(factory, actor=actor, password_stdin=password_stdin)
+    if not can(user.role, action):
+        raise HatError(f"{user.name} is {user.role}: {action} needs the "
+                       f"{PERMISSIONS[action]} role or above")
+    return user
 
 
 def require_admin(user: User) -> User:

@@ -13,6 +13,10 @@ it). `--seed` both samples the `--limit` items and blinds them (drawn when not g
 `--rule-judge` stores the rule judge's pairwise verdicts with the items (off by default: they
 would count toward an LLM judge's `pairwise` calibration; see review_from_runs).
 Any problem exits 2 with what and where, and stores nothing. Reviewers vote in the console.
+The review is opened by a proven actor (`hat_cli.login_cmd.acting_user`: the saved `hat
+login`, or the password of `--actor`, default the OS user, at a prompt or on stdin with
+`--password-stdin`) with the operator role or above (`pairwise.manage`), checked before any
+item is read.
 """
 
 from __future__ import annotations
@@ -51,12 +55,16 @@ def create_cmd(
     registry_name: str | None = typer.Option(None, "--registry-name",
                                              help="registered model (default: config)"),
     mlflow_uri: str | None = typer.Option(None, "--mlflow-uri", help="default: the settings'"),
-    actor: str | None = typer.Option(None, "--actor", help="who opens it (default: you)"),
+    actor: str | None = typer.Option(None, "--actor", help="who opens it (default: the saved "
+                                     "`hat login`, else the OS user); proven by a password"),
+    password_stdin: bool = typer.Option(False, "--password-stdin",
+                                        help="read the actor's password from stdin's first line"),
 ) -> None:
     """Open a blind review of system A against system B (one source of items)."""
     from db.engine import in_transaction
     from db.pairwise_repo import create_pairwise_review
-    from hat_cli.db_cmd import open_store, whoami
+    from hat_cli.db_cmd import open_store
+    from hat_cli.login_cmd import acting_user
 
     chosen = [s for s, v in zip(SOURCES, (items, from_runs, from_checkpoints), strict=True) if v]
     if len(chosen) != 1:
@@ -64,6 +72,8 @@ def create_cmd(
             "source", f"{'given: ' + ', '.join(chosen) if chosen else 'none given'}; "
                       f"valid: {' | '.join(SOURCES)}")])
     store = open_store()  # an unmigrated store is refused before any reading
+    who = acting_user(store, actor=actor, password_stdin=password_stdin,
+                      action="pairwise.manage").name
     seed = secrets.randbelow(2**31) if seed is None else seed
     options = {"suites": _suites(suites), "limit": limit, "rng": random.Random(seed),
                "with_judge": rule_judge}
@@ -77,7 +87,7 @@ def create_cmd(
     review_items, name_a, name_b, mv_a, mv_b = side
     review = in_transaction(store, lambda s: create_pairwise_review(
         s, title=title, system_a=name_a, system_b=name_b, items=review_items,
-        actor=actor or whoami(), seed=seed, model_version_a_id=mv_a, model_version_b_id=mv_b))
+        actor=who, seed=seed, model_version_a_id=mv_a, model_version_b_id=mv_b))
     judged = [i.judge for i in review_items if i.judge]
     typer.echo(f"opened pairwise review {review.id} ({review.title}): {review.n_items} items, "
                f"A = {name_a}, B = {name_b}" + (f"; judge a/b/tie: {judged.count('a')}/"

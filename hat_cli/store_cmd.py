@@ -4,6 +4,10 @@ These commands register themselves on the `hat harness` group (`hat_cli.harness_
 A stored version is named `N` (when the store holds one harness line) or `LINE:N`. Commands
 refuse (exit 2) a database that is not migrated: run `hat db upgrade` first.
 
+`submit` stores a version under a proven author (`hat_cli.login_cmd.acting_user`): the saved
+`hat login`, or the password of `--author NAME` (default the OS user) from a hidden prompt
+or `--password-stdin`; the author needs the operator role or above, as on the console.
+
 `submit` emits the harness-change Prefect event after the commit when a Prefect API is
 configured (`HAT_PREFECT_API_URL`/`PREFECT_API_URL`); if that fails it warns and exits 0: the
 version is stored and the reconciler of `hat serve` delivers it from the outbox.
@@ -18,10 +22,11 @@ import typer
 
 from db.engine import in_transaction
 from db.harness_repo import find_version_by_hash, list_versions, submit_harness
-from hat_cli.db_cmd import open_store, whoami
+from hat_cli.db_cmd import open_store
 from hat_cli.errors import exits_on_error
 from hat_cli.harness_args import load_stored_version
 from hat_cli.harness_cmd import app
+from hat_cli.login_cmd import acting_user
 from hat_core.events import announce_version_created, prefect_api_url
 from hat_core.harness.io import dump_harness, load_harness
 from hat_core.harness.render import render
@@ -32,16 +37,22 @@ from hat_core.settings import load_settings
 @exits_on_error
 def submit(
     file: Path = typer.Argument(..., help="harness file (.yaml or .json)"),
-    author: str = typer.Option(None, "--author", help="who made it (default: you)"),
+    author: str = typer.Option(None, "--author", help="who made it (default: the saved "
+                                                      "`hat login`, else the OS user); proven "
+                                                      "by a password"),
     note: str = typer.Option("", "--note", help="what changed and why"),
+    password_stdin: bool = typer.Option(False, "--password-stdin",
+                                        help="read the author's password from stdin's first "
+                                             "line"),
 ) -> None:
     """Validate FILE and store it as a new version; print its number.
 
     Identical content returns the stored version's number instead of a duplicate.
     """
     harness = load_harness(file)
-    author = author or whoami()
     factory = open_store()
+    author = acting_user(factory, actor=author, password_stdin=password_stdin,
+                         action="harness.submit").name
     with factory() as session:
         known = find_version_by_hash(
             session, line=harness.harness, content_hash=harness.content_hash()

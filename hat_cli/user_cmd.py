@@ -1,11 +1,12 @@
-"""`hat user add|list|remove|set-role|set-password`: console and CLI users with roles and
-argon2id password hashes.
+"""`hat user add|list|remove|set-role|set-password|set-sso`: console and CLI users with roles
+and argon2id password hashes, and the SSO identity that logs in as a user on the console.
 
 Changes need an admin, proven by `hat login` or a password (`hat_cli.login_cmd`); only the
 first user of an empty store is added without one, and must be an admin. With
 `--password-stdin` and no saved login, stdin's first line is the acting admin's password
 and the next one the new password (`add`, `set-password`). Every change is audited; a
-removal, a role or a password change ends that user's sessions (console and CLI).
+removal, a role or a password change ends that user's sessions (console and CLI), and so
+does linking or unlinking an SSO identity (`hat user set-sso NAME ann@example.com | --clear`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import typer
 from db.credentials import check_name
 from db.engine import in_transaction
 from db.models import ROLES
+from db.sso_repo import link_sso
 from db.users_repo import (
     add_user,
     count_users,
@@ -116,12 +118,33 @@ def remove(name: str = NAME, password_stdin: bool = PASSWORD_STDIN,
     typer.echo(f"removed user {user.name} ({user.role})")
 
 
+@app.command("set-sso")
+@exits_on_error
+def set_sso_cmd(
+    name: str = NAME,
+    identity: str = typer.Argument(None, help="the value of the SSO claim (HAT_SSO_CLAIM: an "
+                                              "e-mail address, or a subject) for this user"),
+    clear: bool = typer.Option(False, "--clear", help="unlink the user's SSO identity"),
+    password_stdin: bool = PASSWORD_STDIN, actor: str = ACTOR,
+) -> None:
+    """Link the SSO identity that logs in as this user on the console (or --clear it)."""
+    if (identity is None) == (not clear):
+        raise HatError("give an IDENTITY or --clear (one of them)")
+    factory = open_store()
+    who = _admin(factory, actor, password_stdin)
+    user = in_transaction(factory, lambda s: link_sso(s, name=name, identity=identity,
+                                                      actor=who))
+    typer.echo(f"user {user.name}: SSO identity {user.sso_identity or 'none'}; their sessions "
+               "ended")
+
+
 @app.command("list")
 @exits_on_error
 def list_cmd() -> None:
-    """List users and their roles."""
+    """List users: name, role, created, SSO identity (`-` when none)."""
     factory = open_store()
     with factory() as session:
         users = list_users(session)
     for user in users:
-        typer.echo(f"{user.name}\t{user.role}\t{user.created_at:%Y-%m-%d %H:%M}")
+        typer.echo(f"{user.name}\t{user.role}\t{user.created_at:%Y-%m-%d %H:%M}\t"
+                   f"{user.sso_identity or '-'}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -40,6 +40,29 @@ class Settings(BaseSettings):
     )
     teacher_endpoint: str | None = Field(
         default=None, description="OpenAI-compatible endpoint of an LLM teacher or judge"
+    )
+
+    sso_metadata_url: str | None = Field(
+        default=None, description="console SSO: the OIDC provider's discovery document "
+                                  "(`.../.well-known/openid-configuration`); SSO is on when set"
+    )
+    sso_client_id: str | None = Field(default=None, description="console SSO: OIDC client id")
+    sso_client_secret: SecretStr | None = Field(
+        default=None, description="console SSO: OIDC client secret"
+    )
+    sso_redirect_uri: str | None = Field(
+        default=None, description="console SSO: the console's public URL + `/oauth2callback`, "
+                                  "registered at the provider"
+    )
+    sso_cookie_secret: SecretStr | None = Field(
+        default=None, description="console SSO: signs the identity cookie (32+ characters)"
+    )
+    sso_claim: str = Field(
+        default="email", description="console SSO: the ID-token claim that names the user "
+                                     "(`email` or `sub`), matched to `hat user set-sso`"
+    )
+    sso_only: bool = Field(
+        default=False, description="console SSO: hide and refuse the console's password form"
     )
 
     judge_min_kappa: float = Field(

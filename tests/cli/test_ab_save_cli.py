@@ -13,6 +13,7 @@ from hat_cli.ab_cmd import app
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ab" / "sample.csv"
 runner = CliRunner()
+OLGA_PW = "olga long password"
 
 
 def stored(url):
@@ -28,13 +29,21 @@ def stored(url):
 
 
 def test_save_stores_the_printed_result(db_url, monkeypatch, tmp_path):
+    from db.engine import in_transaction, make_engine, make_session_factory
+    from db.users_repo import add_user
+
     monkeypatch.setenv("HAT_DATABASE_URL", db_url)
     monkeypatch.setenv("HAT_HOME", str(tmp_path))
+    engine = make_engine(db_url)
+    in_transaction(make_session_factory(engine), lambda s: add_user(
+        s, name="olga", role="operator", password=OLGA_PW, actor="test"))
+    engine.dispose()
     args = ["analyze", str(SAMPLE), "--expected-split", "0.8", "--bootstrap", "0",
             "--metrics", "gmv,detail_page_views", "--json"]
     assert runner.invoke(app, args).exit_code == 0
     assert stored(db_url) == []
-    result = runner.invoke(app, [*args, "--save", "--name", "wk49", "--actor", "olga"])
+    result = runner.invoke(app, [*args, "--save", "--name", "wk49", "--actor", "olga",
+                                 "--password-stdin"], input=OLGA_PW + "\n")
     assert result.exit_code == 0, result.output
     (saved,) = stored(db_url)
     printed = json.loads(result.stdout)

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from db.engine import in_transaction, make_engine, make_session_factory
+from db.users_repo import add_user
 from hat_cli.main import app
 from hat_core.errors import ConfigError
 from hat_core.evaluation.evaluate import EvalOptions, case_rows, evaluate, write_cases
@@ -26,6 +27,7 @@ from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
 HARNESSES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"
 V1, V2 = HARNESSES / "v1.yaml", HARNESSES / "v2.yaml"
+OLGA_PW = "olga long password"
 
 
 def logged_eval(policy, uri: str, out: Path, seed: int = 0):
@@ -68,7 +70,12 @@ def store(databases, mlflow_runs, tmp_path, monkeypatch):
     monkeypatch.setenv("HAT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HAT_MLFLOW_TRACKING_URI", mlflow_runs["uri"])
     engine = make_engine(url)
-    yield make_session_factory(engine)
+    sessions = make_session_factory(engine)
+    in_transaction(sessions, lambda s: add_user(s, name="olga", role="operator",
+                                                password=OLGA_PW, actor="test"))
+    login = CliRunner().invoke(app, ["login", "olga", "--password-stdin"], input=OLGA_PW + "\n")
+    assert login.exit_code == 0, login.output  # the reviews below are opened as olga
+    yield sessions
     engine.dispose()
 
 
@@ -170,7 +177,6 @@ def test_a_checkpoint_against_the_production_baseline(store, mlflow_runs):
 
 
 def test_the_console_creates_the_same_review_and_checks_the_role(store, mlflow_runs):
-    from db.users_repo import add_user
     from ui.auth import PermissionDenied
     from ui.views.pairwise import create_review_from_checkpoints
 

@@ -76,3 +76,23 @@ def test_bad_names_and_passwords_exit_2_and_store_nothing(hat):
         assert result.returncode == 2 and "password refused" in result.stderr, weak
     assert "Traceback" not in spoof.stderr
     assert hat("list").stdout == ""
+
+
+def test_set_sso_links_an_identity_for_admins_only(hat, db_url):
+    assert hat("add", "root1", "--role", "admin", "--password-stdin",
+               stdin=ROOT_PW + "\n").returncode == 0
+    assert hat("add", "rita", "--role", "viewer", *AS_ROOT,
+               stdin=f"{ROOT_PW}\na long secret\n").returncode == 0
+    linked = hat("set-sso", "rita", "Rita@Example.com", *AS_ROOT, stdin=ROOT_PW + "\n")
+    assert linked.returncode == 0 and "SSO identity rita@example.com" in linked.stdout
+    assert "rita\tviewer\t" in hat("list").stdout and "\trita@example.com" in hat("list").stdout
+    taken = hat("set-sso", "root1", "rita@example.com", *AS_ROOT, stdin=ROOT_PW + "\n")
+    assert taken.returncode == 2 and "linked to another user" in taken.stderr
+    not_admin = hat("set-sso", "rita", "x@example.com", "--actor", "rita", "--password-stdin",
+                    stdin="a long secret\n")
+    assert not_admin.returncode == 2 and "needs the admin role" in not_admin.stderr
+    neither = hat("set-sso", "rita", *AS_ROOT, stdin=ROOT_PW + "\n")
+    assert neither.returncode == 2 and "give an IDENTITY or --clear" in neither.stderr
+    cleared = hat("set-sso", "rita", "--clear", *AS_ROOT, stdin=ROOT_PW + "\n")
+    assert cleared.returncode == 0 and "SSO identity none" in cleared.stdout
+    assert actions(db_url)[-2:] == ["user.set_sso", "user.set_sso"]

@@ -132,3 +132,29 @@ def test_the_migration_chains_existing_entries(empty_db_url):
     with pytest.raises(DBAPIError), engine.begin() as conn:
         conn.execute(text("DELETE FROM audit_log"))
     engine.dispose()
+
+
+def test_an_anchor_finds_the_newest_entries_removed(sessions, db_url, tmp_path):
+    env = {**os.environ, "HAT_DATABASE_URL": db_url, "HAT_HOME": str(tmp_path / "home")}
+    anchor = tmp_path / "anchor.json"
+
+    def hat(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([HAT, "audit", *args], capture_output=True, text=True, env=env,
+                              timeout=120)
+
+    fill(sessions, 4)
+    made = hat("anchor", "--out", str(anchor))
+    assert made.returncode == 0, made.stderr
+    assert "anchored 4 entries at entry 4" in made.stdout
+    fill(sessions, 2)  # newer entries are fine
+    good = hat("verify", "--anchor", str(anchor))
+    assert good.returncode == 0 and "6 entries, chain intact" in good.stdout, good.stderr
+    behind_the_triggers(sessions, "DELETE FROM audit_log WHERE id >= 4")  # the newest three
+    assert hat("verify").returncode == 0  # a shorter chain is still a valid chain
+    bad = hat("verify", "--anchor", str(anchor))
+    assert bad.returncode == 2, bad.stdout
+    assert "its head, entry 4 of 4, is not in the log (newest now: 3, 3 entries)" in bad.stderr
+    anchor.write_text('{"entries": "4", "head": "x"}')
+    broken = hat("verify", "--anchor", str(anchor))
+    assert broken.returncode == 2 and "entries: a whole number" in broken.stderr
+    assert "head_id: a whole number" in broken.stderr and "Traceback" not in broken.stderr

@@ -130,3 +130,25 @@ def test_0006_keeps_jobs_and_their_stage_runs_both_ways(empty_db_url):
     finally:
         engine.dispose()
     assert state[0] == "failed" and state[1] == "" and runs == [job_id]
+
+
+def test_0008_drops_and_adds_the_sso_identity_keeping_users(empty_db_url):
+    from sqlalchemy import inspect, text
+
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO users (name, role, password_hash, created_at, "
+                              "sso_identity) VALUES ('ann', 'admin', 'h', CURRENT_TIMESTAMP, "
+                              "'ann@example.com')"))
+        migrate.downgrade(empty_db_url, "0007")
+        engine.dispose()
+        assert "sso_identity" not in {c["name"] for c in inspect(engine).get_columns("users")}
+        migrate.upgrade(empty_db_url)
+        engine.dispose()
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT name, sso_identity FROM users")).all()
+        assert [tuple(r) for r in rows] == [("ann", None)]
+    finally:
+        engine.dispose()

@@ -41,13 +41,32 @@ def write_variant(tmp_path: Path, v1_path: Path, description: str) -> str:
     return str(path)
 
 
+ANN_PW = "ann long password"
+
+
+def with_users(hat, *names: str) -> None:
+    """An admin `ann`, then an operator per name (password `<name> long password`)."""
+    assert hat("user", "add", "ann", "--role", "admin", "--password-stdin",
+               stdin=f"{ANN_PW}\n").returncode == 0
+    for name in names:
+        added = hat("user", "add", name, "--role", "operator", "--actor", "ann",
+                    "--password-stdin", stdin=f"{ANN_PW}\n{name} long password\n")
+        assert added.returncode == 0, added.stderr
+
+
+def submit(hat, *args: str, author: str = "ann"):
+    return hat("harness", "submit", *args, "--author", author, "--password-stdin",
+               stdin=f"{author} long password\n")
+
+
 def test_submit_list_show_diff(hat, tmp_path, v1_path):
-    first = hat("harness", "submit", str(v1_path), "--author", "ann", "--note", "baseline")
+    with_users(hat, "bob", "carol")
+    first = submit(hat, str(v1_path), "--note", "baseline")
     assert (first.returncode, first.stdout) == (0, "1\n"), first.stderr
-    second = hat("harness", "submit", write_variant(tmp_path, v1_path, "week 49"),
-                 "--author", "bob", "--note", "reworded")
+    second = submit(hat, write_variant(tmp_path, v1_path, "week 49"), "--note", "reworded",
+                    author="bob")
     assert second.stdout == "2\n"
-    again = hat("harness", "submit", str(v1_path), "--author", "carol")
+    again = submit(hat, str(v1_path), author="carol")
     assert again.stdout == "1\n" and "identical" in again.stderr
 
     listed = hat("harness", "list").stdout.splitlines()
@@ -73,7 +92,8 @@ def test_submit_invalid_exits_2_and_stores_nothing(hat, tmp_path, v1_path):
     data["skills"][0]["tools"] = ["no.such.tool"]
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    result = hat("harness", "submit", str(bad), "--author", "ann")
+    with_users(hat)
+    result = submit(hat, str(bad))
     assert result.returncode == 2 and "unknown tool" in result.stderr
     assert "Traceback" not in result.stderr
     assert hat("harness", "list").stdout.splitlines()[1:] == []
@@ -97,7 +117,10 @@ def test_db_upgrade_then_submit(tmp_path, empty_db_url, v1_path):
     from db.migrate import head
 
     assert f"at {head()}, head {head()}" in hat("db", "current").stdout
-    assert hat("harness", "submit", str(v1_path)).stdout == "1\n"
+    nobody = hat("harness", "submit", str(v1_path))
+    assert nobody.returncode == 2 and "the store has no users" in nobody.stderr
+    with_users(hat)
+    assert submit(hat, str(v1_path)).stdout == "1\n"
     assert hat("db", "downgrade", "base").returncode == 0
     assert "base (empty)" in hat("db", "current").stdout
 
@@ -106,4 +129,5 @@ def test_embedded_default_lives_under_hat_home(tmp_path, v1_path):
     hat = _runner(tmp_path, None)
     assert hat("db", "upgrade").returncode == 0
     assert (tmp_path / "home" / "hat.db").is_file()
-    assert hat("harness", "submit", str(v1_path)).stdout == "1\n"
+    with_users(hat)
+    assert submit(hat, str(v1_path)).stdout == "1\n"

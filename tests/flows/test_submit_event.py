@@ -40,14 +40,21 @@ def harness_text(line: str) -> str:
     return dump_harness(load_harness(V1).model_copy(update={"harness": line}), "yaml")
 
 
-def submit_cli(tmp_path: Path, line: str):
+def submit_cli(store, tmp_path: Path, line: str):
+    """`hat harness submit` of `line` v1 by the operator `ann` (proven by her password)."""
+    from db.users_repo import get_user
     from hat_cli import store_cmd
 
+    with store() as s:
+        missing = get_user(s, name="ann") is None
+    if missing:  # after the read session ends (a SQLite transaction holds the write lock)
+        add_role(store, "ann", "operator")
     app = typer.Typer()
     app.command("submit")(store_cmd.submit)
     path = tmp_path / f"{line}.yaml"
     path.write_text(harness_text(line), encoding="utf-8")
-    return CliRunner().invoke(app, [str(path), "--author", "ann", "--note", "test"])
+    return CliRunner().invoke(app, [str(path), "--author", "ann", "--note", "test",
+                                    "--password-stdin"], input="correct horse\n")
 
 
 def events_of(line: str, number: int, expect: int, wait_s: float = 30) -> list:
@@ -85,10 +92,10 @@ def test_cli_submit_emits_one_event_and_one_triggered_run(deployment, api_url, s
                                                           tmp_path, monkeypatch):
     monkeypatch.setenv("HAT_PREFECT_API_URL", api_url)
     line = f"cli-{uuid.uuid4().hex[:8]}"
-    out = submit_cli(tmp_path, line)
+    out = submit_cli(store, tmp_path, line)
     assert out.exit_code == 0, out.output
     assert "Emitted harness.version.created" in out.output
-    assert submit_cli(tmp_path, line).exit_code == 0          # identical content: no new event
+    assert submit_cli(store, tmp_path, line).exit_code == 0  # identical content: no new event
     (event,) = events_of(line, 1, expect=1)
     assert event.payload == {"line": line, "number": 1}
     assert event.resource["hat.emitter"] == "cli"
@@ -117,7 +124,7 @@ def test_prefect_down_stores_and_warns(store, store_url, tmp_path, monkeypatch, 
         sock.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}/api"
     monkeypatch.setenv("HAT_PREFECT_API_URL", dead)
-    out = submit_cli(tmp_path, "cli-down")
+    out = submit_cli(store, tmp_path, "cli-down")
     assert out.exit_code == 0, out.output
     assert f"warning: The Prefect API at {dead} is not reachable" in out.output
     assert "reconciler" in out.output

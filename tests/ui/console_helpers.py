@@ -89,16 +89,18 @@ def require_chromium() -> None:
 
 
 @contextmanager
-def console_server(env: dict[str, str], log_path: Path) -> Iterator[str]:
-    """The console (`streamlit run ui/app.py`) on a free loopback port with `env`; yields its
-    base URL once healthy, and stops it (terminate, then kill) on exit."""
-    port = free_port()
+def console_server(env: dict[str, str], log_path: Path, port: int | None = None,
+                   extra: tuple[str, ...] | list[str] = ()) -> Iterator[str]:
+    """The console (`streamlit run ui/app.py`) on a loopback port (`port`, else a free one)
+    with `env` and `extra` Streamlit flags; yields its base URL once healthy, and stops it
+    (terminate, then kill) on exit."""
+    port = port or free_port()
     log = open(log_path, "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", APP, "--server.headless=true",
          "--server.address=127.0.0.1", f"--server.port={port}",
          "--server.fileWatcherType=none", "--browser.gatherUsageStats=false",
-         *PRODUCTION_FLAGS],
+         *PRODUCTION_FLAGS, *extra],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[3]
 V1, V2 = ROOT / "examples" / "harnesses" / "v1.yaml", ROOT / "examples" / "harnesses" / "v2.yaml"
 
 
-def hat(*args: str, env: dict | None = None):
-    return CliRunner().invoke(app, list(args), env=env)
+def hat(*args: str, env: dict | None = None, stdin: str | None = None):
+    return CliRunner().invoke(app, list(args), env=env, input=stdin)
 
 
 def test_eval_run_with_the_oracle(tmp_path):
@@ -55,8 +55,10 @@ def test_eval_run_writes_bad_cases_to_file_store_and_mlflow(tmp_path):
     url = f"sqlite:///{tmp_path / 'hat.db'}"
     upgrade(url)
     env = {"HAT_DATABASE_URL": url, "HAT_HOME": str(tmp_path / ".hat")}
+    assert hat("user", "add", "ann", "--role", "admin", "--password-stdin", env=env,
+               stdin="ann long password\n").exit_code == 0
     assert hat("harness", "submit", str(V1), "--author", "ann", "--note", "n",
-               env=env).exit_code == 0
+               "--password-stdin", env=env, stdin="ann long password\n").exit_code == 0
     out, bad = tmp_path / "report.json", tmp_path / "bad.jsonl"
     mlflow_uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     result = hat("eval", "run", f"memorising:{V1}", "--suites", "t2,tool_robustness",
