@@ -6,8 +6,9 @@
 
 Steps (each task calls one function of db/, hat_core or flows/stages.py):
  0. the judge gate: an LLM judge (`eval.judge: llm`) needs the store's calibration to pass
-    (`db.calibration_repo.judge_decision`), else `JudgeGateError` before any job is claimed;
-    the decision is tagged on the job's MLflow run (`hat.judge`, `hat.judge.kappa`, ...);
+    (`db.calibration_repo.judge_decision`), else the job is recorded `failed` ("judge gate
+    refused: ...", retried by an operator) and the run ends with `JudgeGateError` before any
+    MLflow run; the decision is tagged on the job's MLflow run (`hat.judge`, ...);
  1. claim the job row for (version, trigger) with a lease: a second run stops, "already handled";
  2. zero-shot check: the champion's T1/T2 cases on the new harness against its reference
     cases (those of its own evaluation), paired; only a passed verdict records "no retrain
@@ -59,6 +60,7 @@ from flows.interruptions import (
 )
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
+from hat_core.evaluation.errors import JudgeGateError
 from hat_core.evaluation.judging import JudgeDecision
 from hat_core.evaluation.paired import read_case_rows
 from hat_core.harness.model import Harness
@@ -73,6 +75,7 @@ CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 # store and MLflow calls: retried through an outage of about 30 s (2 + 5 + 10 + 20 s);
 # a longer one interrupts the job, and the reconciler resumes it
 IO_RETRIES = {"retries": 4, "retry_delay_seconds": [2, 5, 10, 20]}
+JUDGE_REFUSED = "judge gate refused: "  # the reason of a job the judge gate refused
 
 
 def trigger_kind(trigger: str, now: datetime | None = None) -> str:
@@ -193,11 +196,15 @@ def retrain(harness_version: int | None = None, line: str | None = None,
     settings = load_settings()
     config = with_judge_endpoint(load_retrain_config(config_path), settings)
     db_url = settings.resolved_database_url()
-    gate = eval_judge_gate(_sessions(db_url), config.eval, settings)  # before any claim
     version, previous = resolve_version(_sessions(db_url), harness_version, line)
     trigger = trigger_kind(trigger)
     key = job_key(version.line, version.number, trigger)
     owner = str(flow_run.get_id() or key)
+    try:
+        gate = eval_judge_gate(_sessions(db_url), config.eval, settings)  # before the work
+    except JudgeGateError as exc:
+        refused(db_url, version.id, trigger, owner, config.job_lease_s, exc)
+        raise
     got = claim(db_url, version.id, trigger, owner, config.job_lease_s)
     if got.outcome == HANDLED:
         get_run_logger().info("%s already handled (job %s, %s)", key, got.job.id, got.job.state)
@@ -206,6 +213,16 @@ def retrain(harness_version: int | None = None, line: str | None = None,
                   on_error=get_run_logger().warning) as lease:
         return _run_job(settings, config, db_url, version, previous, key, trigger, got, gate,
                         lease)
+
+
+def refused(db_url: str, version_id: int, trigger: str, owner: str, lease_s: float,
+            exc: JudgeGateError) -> None:
+    """Record the judge gate's refusal on the job: `failed` with the refusal (the job's own
+    failure: the console's or `hat job retry`'s retry runs it again, once the calibration
+    passes). A job another run holds, or one already finished, is left as it is."""
+    got = claim(db_url, version_id, trigger, owner, lease_s)
+    if got.proceed:
+        finish(db_url, got.job.id, "failed", f"{JUDGE_REFUSED}{exc}"[:2000])
 
 
 def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: HarnessVersion,
