@@ -55,13 +55,13 @@ def interruption_cause(exc: BaseException, lease: JobLease | None = None) -> str
         return f"stopped by {exc.args[0] if exc.args else 'SIGINT'}"
     if isinstance(exc, SystemExit):
         return f"stopped: exit {exc.code}"
-    unreachable = _unreachable(exc)
-    if unreachable is not None:
-        return f"service unreachable: {type(unreachable).__name__}: {unreachable}"[:500]
+    down = unreachable(exc)
+    if down is not None:
+        return f"service unreachable: {type(down).__name__}: {down}"[:500]
     return None
 
 
-def _unreachable(exc: BaseException) -> BaseException | None:
+def unreachable(exc: BaseException) -> BaseException | None:
     """The error in `exc`'s chain (itself, its cause or context) saying a service could not
     be reached, or None: MLflow wraps a refused connection in an `MlflowException`, and a
     store error may surface through the code that handled it."""

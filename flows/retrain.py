@@ -21,8 +21,9 @@ Steps (each task calls one function of db/, hat_core or flows/stages.py):
 Stage tasks cache on their inputs (`INPUTS + TASK_SOURCE`, persisted results), so a new run
 after a crash skips finished stages; registration checks for the job's version first.
 The job row records each stage as it is reached (`jobs.stage`). A stop from outside (signal,
-lost lease, unreachable service: `flows/interruptions.py`) leaves the job `interrupted`, and
-the reconciler resumes it (`db/job_retries.py`); any other error leaves it `failed`.
+lost lease, unreachable service: `flows/interruptions.py`) leaves the job `interrupted` (if
+the store is down then, through the home's spool: `flows/interruption_spool.py`), and the
+reconciler resumes it (`db/job_retries.py`); any other error leaves it `failed`.
 """
 
 from __future__ import annotations
@@ -51,11 +52,11 @@ from db.jobs_repo import add_stage_run
 from db.values import HarnessVersion
 from flows import stages
 from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retrain_config
+from flows.interruption_spool import RECORDED, record_interruption, spool_dir
 from flows.interruptions import (
     JobLease,
     LeaseLost,
     interruption_cause,
-    mark_interrupted,
     watch_parent,
 )
 from flows.registration import champion_of, register_candidate
@@ -255,8 +256,10 @@ def _stopped(exc: BaseException, ctx: _Job, got: JobClaim, lease: JobLease,
         finish(ctx.db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
         ctx.tracking.finish(ctx.parent_id, "FAILED")
         return
-    if mark_interrupted(_sessions(ctx.db_url), got.job, lease.owner, cause, config.resume):
-        ctx.tracking.finish(ctx.parent_id, "KILLED")  # else another run owns job and run
+    outcome = record_interruption(_sessions(ctx.db_url), got.job, lease.owner, cause,
+                                  config.resume, spool_dir(ctx.settings.home))
+    if outcome == RECORDED:  # taken over: another run owns job and run; spooled: store down
+        ctx.tracking.finish(ctx.parent_id, "KILLED")
 
 
 class _Job:
