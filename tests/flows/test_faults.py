@@ -55,6 +55,18 @@ def store_up(url: str) -> None:
     _pg(url, f"ALTER DATABASE {url.rsplit('/', 1)[1]} ALLOW_CONNECTIONS true")
 
 
+def running_job(databases):
+    """A fresh PostgreSQL store at head with one job that `worker-1` runs: (url, sessions,
+    job)."""
+    url = databases.migrated("postgres")
+    sessions = make_session_factory(make_engine(url))
+    version = submit_variant(sessions, 1)
+    job = in_transaction(sessions, lambda s: claim_job(
+        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
+        lease=timedelta(minutes=5))).job
+    return url, sessions, job
+
+
 def test_the_store_tasks_retry_through_a_30_s_outage():
     """Their retry delays outlast a 30 s outage (beyond it the job is interrupted)."""
     assert sum(IO_RETRIES["retry_delay_seconds"]) > OUTAGE_S
@@ -65,12 +77,7 @@ def test_a_30_s_store_outage_mid_job_is_retried_and_the_job_goes_on(prefect_harn
                                                                     databases):
     from prefect import flow
 
-    url = databases.migrated("postgres")
-    sessions = make_session_factory(make_engine(url))
-    version = submit_variant(sessions, 1)
-    job = in_transaction(sessions, lambda s: claim_job(
-        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
-        lease=timedelta(minutes=5))).job
+    url, sessions, job = running_job(databases)
 
     @flow
     def mid_job() -> None:
@@ -97,12 +104,7 @@ def test_a_30_s_store_outage_mid_job_is_retried_and_the_job_goes_on(prefect_harn
 def test_a_store_outage_beyond_the_retries_is_an_interruption(databases):
     """What the job records when the store stays away: `interrupted`, service unreachable
     (the reconciler's lease expiry covers the case where even that cannot be written)."""
-    url = databases.migrated("postgres")
-    sessions = make_session_factory(make_engine(url))
-    version = submit_variant(sessions, 1)
-    job = in_transaction(sessions, lambda s: claim_job(
-        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
-        lease=timedelta(minutes=5))).job
+    url, sessions, job = running_job(databases)
     store_down(url)
     try:
         with pytest.raises(Exception) as caught:
@@ -122,12 +124,7 @@ def test_an_interruption_the_store_cannot_take_is_spooled_and_recorded_later(dat
     from flows.interruption_spool import RECORD_WAITS, SPOOLED, record_interruption
     from flows.reconciler import resume_once
 
-    url = databases.migrated("postgres")
-    sessions = make_session_factory(make_engine(url))
-    version = submit_variant(sessions, 1)
-    job = in_transaction(sessions, lambda s: claim_job(
-        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
-        lease=timedelta(minutes=5))).job
+    url, sessions, job = running_job(databases)
     reach.fn(url, job.id, "worker-1", "sft")
     policy, spool = RetryPolicy(backoff_s=60), tmp_path / "spool"
     store_down(url)
