@@ -33,6 +33,7 @@ from db.job_retries import RetryPolicy
 from db.jobs_repo import get_job
 from db.models import utcnow
 from db.values import Job
+from flows.interruptions import mark_interrupted, unreachable
 from hat_core.errors import NotFoundError
 
 RECORDED, TAKEN, SPOOLED = "recorded", "taken-over", "spooled"
@@ -60,8 +61,6 @@ def record_interruption(sessions: sessionmaker[Session], job: Job, owner: str, c
     """Mark the job `interrupted` (`recorded`), or find that another run holds it (`taken-
     over`), retrying a store that cannot be reached after each of `waits`; if it still
     cannot be reached, spool the interruption (`spooled`). Other errors raise."""
-    from flows.interruptions import mark_interrupted, unreachable
-
     for wait in (*waits, None):
         try:
             done = mark_interrupted(sessions, job, owner, cause, policy)

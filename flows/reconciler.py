@@ -9,9 +9,10 @@ that also came from the event trigger harmless: it exits "already handled".
 
 Every pass also resumes jobs (`resume_once`): an interruption a flow run spooled while the
 store was down is recorded (`flows/interruption_spool.py`); a running job whose lease went
-stale becomes `interrupted`; an interrupted job past the retry policy's maximum becomes `failed`; an
-interrupted or requeued job whose backoff has passed gets a new flow run of the deployment
-(it resumes at the stage it reached: finished stages come from Prefect's task cache).
+stale becomes `interrupted`; an interrupted job past the retry policy's maximum becomes
+`failed`; an interrupted or requeued job whose backoff has passed gets a new flow run of the
+deployment (it resumes at the stage it reached: finished stages come from Prefect's task
+cache).
 
     started = reconcile_once(sessions, submit_to_deployment)   # `hat serve --reconcile-once`
     resumed = resume_once(sessions, policy=RetryPolicy(), lease=timedelta(minutes=2))
