@@ -20,8 +20,8 @@ import sys, time
 from hat_core.children import spawn, raise_on_sigterm
 raise_on_sigterm()
 child = spawn({SLEEPER!r})
-print(child.pid, flush=True)
 try:
+    print(child.pid, flush=True)  # inside: a SIGTERM right after it lands in the try
     time.sleep(120)
 finally:
     print("finally ran", flush=True)
