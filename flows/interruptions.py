@@ -7,13 +7,13 @@ reconciler resumes it after a backoff (`db.job_retries`); anything else (bad dat
 gate, a bug) is the job's own failure and stays `failed` until an operator retries it.
 
     with JobLease(sessions, job_id, owner, lease_s) as lease:
-        ...                      # the heartbeat renews the lease; a lost lease interrupts
+        ...                      # the heartbeat renews the lease; a lost lease raises
+                                 # LeaseLost in this thread (not the whole process)
     cause = interruption_cause(exc, lease)   # None: the job itself failed
 """
 
 from __future__ import annotations
 
-import _thread
 import os
 import signal
 import threading
@@ -39,8 +39,10 @@ def watch_parent() -> None:
         ParentWatch(os.getppid()).start()
 
 
-class LeaseLost(Exception):  # noqa: N818 - an event, not an error of the job
-    """Another run holds this job now: this run stops without touching it."""
+class LeaseLost(BaseException):  # noqa: N818 - an event, not an error of the job
+    """Another run holds this job now: this run stops without touching it. A
+    `BaseException`, as `KeyboardInterrupt`: no `except Exception` in the job's code (or a
+    task's retries) swallows it, and Prefect records the task and flow run as crashed."""
 
 
 def interruption_cause(exc: BaseException, lease: JobLease | None = None) -> str | None:
@@ -55,13 +57,13 @@ def interruption_cause(exc: BaseException, lease: JobLease | None = None) -> str
         return f"stopped by {exc.args[0] if exc.args else 'SIGINT'}"
     if isinstance(exc, SystemExit):
         return f"stopped: exit {exc.code}"
-    unreachable = _unreachable(exc)
-    if unreachable is not None:
-        return f"service unreachable: {type(unreachable).__name__}: {unreachable}"[:500]
+    down = unreachable(exc)
+    if down is not None:
+        return f"service unreachable: {type(down).__name__}: {down}"[:500]
     return None
 
 
-def _unreachable(exc: BaseException) -> BaseException | None:
+def unreachable(exc: BaseException) -> BaseException | None:
     """The error in `exc`'s chain (itself, its cause or context) saying a service could not
     be reached, or None: MLflow wraps a refused connection in an `MlflowException`, and a
     store error may surface through the code that handled it."""
@@ -88,27 +90,33 @@ def mark_interrupted(sessions: sessionmaker[Session], job: Job, owner: str, caus
 
 
 class JobLease:
-    """Renews the job's lease every quarter lease in a thread while the body runs; when the
-    store says another run holds the job, sets `lost` and interrupts the main thread. A store
-    that cannot be reached is retried on the next beat (the lease outlasts short outages)."""
+    """Renews the job's lease every quarter lease in a thread while the body runs. When the
+    store says another run holds the job, it sets `lost` and raises `LeaseLost` in the
+    thread that entered the lease (the flow's), and only there: the rest of the process (a
+    test runner, the service's threads) goes on. The exception is delivered when that thread
+    next runs Python code, so a training loop stops at once, and a thread blocked in one long
+    C call (a sleep, a socket read) stops when the call returns. A store that cannot be
+    reached is retried on the next beat (the lease outlasts short outages)."""
 
     def __init__(self, sessions: sessionmaker[Session], job_id: int, owner: str,
                  lease_s: float, on_error=print):
         self.sessions, self.job_id, self.owner = sessions, job_id, owner
         self.period = timedelta(seconds=lease_s / 4).total_seconds()
         self.lost, self._stop, self.on_error = threading.Event(), threading.Event(), on_error
+        self._lock, self._body = threading.Lock(), 0
         self._thread = threading.Thread(target=self._beat, name=f"lease-{job_id}", daemon=True)
 
     def __enter__(self) -> JobLease:
-        self._sigint = _python_sigint_handler()
+        self._body = threading.get_ident()
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
+        with self._lock:  # the body has ended: nothing is raised into its thread any more
+            self._stop.set()
+            if self.lost.is_set():
+                _raise_in(self._body, None)  # withdraw one not delivered yet
         self._thread.join(timeout=5)
-        if self._sigint is not None:
-            signal.signal(signal.SIGINT, self._sigint)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.period):
@@ -119,19 +127,17 @@ class JobLease:
                 self.on_error(f"lease of job {self.job_id}: heartbeat failed: {exc}")
                 continue
             if not held:
-                self.lost.set()
-                if not self._stop.is_set():  # the body still runs: stop it
-                    _thread.interrupt_main()
+                with self._lock:
+                    self.lost.set()
+                    if not self._stop.is_set():  # the body still runs: stop it
+                        _raise_in(self._body, LeaseLost)
                 return
 
 
-def _python_sigint_handler():
-    """Make sure SIGINT reaches Python while the lease runs: `_thread.interrupt_main` does
-    nothing while SIGINT is ignored or left to the OS (a parent may start the process that
-    way). The previous handler to put back, or None when nothing changed (or this is not the
-    main thread, where handlers cannot be set)."""
-    previous = signal.getsignal(signal.SIGINT)
-    if callable(previous) or threading.current_thread() is not threading.main_thread():
-        return None
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    return previous
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Raise `exc` in thread `thread_id` when it next runs Python code (None: withdraw a
+    pending one): CPython's `PyThreadState_SetAsyncExc`."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None)

@@ -7,10 +7,12 @@ It claims pending outbox rows (the store's `claim_outbox_events`; a claim older 
 returns the same flow run), and marks the row done. The job row's uniqueness makes a run
 that also came from the event trigger harmless: it exits "already handled".
 
-Every pass also resumes jobs (`resume_once`): a running job whose lease went stale becomes
-`interrupted`; an interrupted job past the retry policy's maximum becomes `failed`; an
-interrupted or requeued job whose backoff has passed gets a new flow run of the deployment
-(it resumes at the stage it reached: finished stages come from Prefect's task cache).
+Every pass also resumes jobs (`resume_once`): an interruption a flow run spooled while the
+store was down is recorded (`flows/interruption_spool.py`); a running job whose lease went
+stale becomes `interrupted`; an interrupted job past the retry policy's maximum becomes
+`failed`; an interrupted or requeued job whose backoff has passed gets a new flow run of the
+deployment (it resumes at the stage it reached: finished stages come from Prefect's task
+cache).
 
     started = reconcile_once(sessions, submit_to_deployment)   # `hat serve --reconcile-once`
     resumed = resume_once(sessions, policy=RetryPolicy(), lease=timedelta(minutes=2))
@@ -21,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -36,6 +39,7 @@ from db.job_retries import (
 from db.models import utcnow
 from db.outbox_repo import claim_outbox_events, mark_outbox_done
 from db.values import ChangeEvent, HarnessVersion, Job
+from flows.interruption_spool import apply_spool
 from flows.retrain import FLOW_NAME, job_key
 
 DEPLOYMENT = "harness-change"
@@ -76,10 +80,16 @@ def resume_once(
     *,
     policy: RetryPolicy,
     lease: timedelta,
+    spool: Path | None = None,
+    on_error: Callable[[str], None] = print,
 ) -> dict[int, str]:
-    """Stale leases -> interrupted, exhausted -> failed, due jobs -> a new flow run each
+    """Spooled interruptions -> interrupted (`flows.interruption_spool`, from `spool`),
+    stale leases -> interrupted, exhausted -> failed, due jobs -> a new flow run each
     (then their `retry_at` moves a lease ahead, the time the run has to claim the job);
     returns job id -> flow run id."""
+    spooled = apply_spool(sessions, spool, policy)
+    for path in spooled.unreadable:
+        on_error(f"interruption spool: {path} does not read; kept as {path.name[:-5]}.bad")
     in_transaction(sessions, lambda s: expire_stale_jobs(s, lease=lease, policy=policy))
     in_transaction(sessions, lambda s: give_up_exhausted(s, policy=policy))
     with sessions() as s:

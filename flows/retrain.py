@@ -6,8 +6,9 @@
 
 Steps (each task calls one function of db/, hat_core or flows/stages.py):
  0. the judge gate: an LLM judge (`eval.judge: llm`) needs the store's calibration to pass
-    (`db.calibration_repo.judge_decision`), else `JudgeGateError` before any job is claimed;
-    the decision is tagged on the job's MLflow run (`hat.judge`, `hat.judge.kappa`, ...);
+    (`db.calibration_repo.judge_decision`), else the job is recorded `failed` ("judge gate
+    refused: ...", retried by an operator) and the run ends with `JudgeGateError` before any
+    MLflow run; the decision is tagged on the job's MLflow run (`hat.judge`, ...);
  1. claim the job row for (version, trigger) with a lease: a second run stops, "already handled";
  2. zero-shot check: the champion's T1/T2 cases on the new harness against its reference
     cases (those of its own evaluation), paired; only a passed verdict records "no retrain
@@ -20,8 +21,9 @@ Steps (each task calls one function of db/, hat_core or flows/stages.py):
 Stage tasks cache on their inputs (`INPUTS + TASK_SOURCE`, persisted results), so a new run
 after a crash skips finished stages; registration checks for the job's version first.
 The job row records each stage as it is reached (`jobs.stage`). A stop from outside (signal,
-lost lease, unreachable service: `flows/interruptions.py`) leaves the job `interrupted`, and
-the reconciler resumes it (`db/job_retries.py`); any other error leaves it `failed`.
+lost lease, unreachable service: `flows/interruptions.py`) leaves the job `interrupted` (if
+the store is down then, through the home's spool: `flows/interruption_spool.py`), and the
+reconciler resumes it (`db/job_retries.py`); any other error leaves it `failed`.
 """
 
 from __future__ import annotations
@@ -50,15 +52,16 @@ from db.jobs_repo import add_stage_run
 from db.values import HarnessVersion
 from flows import stages
 from flows.config import EvalSettings, LatencySettings, RetrainConfig, load_retrain_config
+from flows.interruption_spool import RECORDED, record_interruption, spool_dir
 from flows.interruptions import (
     JobLease,
     LeaseLost,
     interruption_cause,
-    mark_interrupted,
     watch_parent,
 )
 from flows.registration import champion_of, register_candidate
 from flows.tracking import Tracking, experiment_name
+from hat_core.evaluation.errors import JudgeGateError
 from hat_core.evaluation.judging import JudgeDecision
 from hat_core.evaluation.paired import read_case_rows
 from hat_core.harness.model import Harness
@@ -73,6 +76,7 @@ CACHED = {"cache_policy": INPUTS + TASK_SOURCE, "persist_result": True}
 # store and MLflow calls: retried through an outage of about 30 s (2 + 5 + 10 + 20 s);
 # a longer one interrupts the job, and the reconciler resumes it
 IO_RETRIES = {"retries": 4, "retry_delay_seconds": [2, 5, 10, 20]}
+JUDGE_REFUSED = "judge gate refused: "  # the reason of a job the judge gate refused
 
 
 def trigger_kind(trigger: str, now: datetime | None = None) -> str:
@@ -193,11 +197,15 @@ def retrain(harness_version: int | None = None, line: str | None = None,
     settings = load_settings()
     config = with_judge_endpoint(load_retrain_config(config_path), settings)
     db_url = settings.resolved_database_url()
-    gate = eval_judge_gate(_sessions(db_url), config.eval, settings)  # before any claim
     version, previous = resolve_version(_sessions(db_url), harness_version, line)
     trigger = trigger_kind(trigger)
     key = job_key(version.line, version.number, trigger)
     owner = str(flow_run.get_id() or key)
+    try:
+        gate = eval_judge_gate(_sessions(db_url), config.eval, settings)  # before the work
+    except JudgeGateError as exc:
+        refused(db_url, version.id, trigger, owner, config.job_lease_s, exc)
+        raise
     got = claim(db_url, version.id, trigger, owner, config.job_lease_s)
     if got.outcome == HANDLED:
         get_run_logger().info("%s already handled (job %s, %s)", key, got.job.id, got.job.state)
@@ -206,6 +214,16 @@ def retrain(harness_version: int | None = None, line: str | None = None,
                   on_error=get_run_logger().warning) as lease:
         return _run_job(settings, config, db_url, version, previous, key, trigger, got, gate,
                         lease)
+
+
+def refused(db_url: str, version_id: int, trigger: str, owner: str, lease_s: float,
+            exc: JudgeGateError) -> None:
+    """Record the judge gate's refusal on the job: `failed` with the refusal (the job's own
+    failure: the console's or `hat job retry`'s retry runs it again, once the calibration
+    passes). A job another run holds, or one already finished, is left as it is."""
+    got = claim(db_url, version_id, trigger, owner, lease_s)
+    if got.proceed:
+        finish(db_url, got.job.id, "failed", f"{JUDGE_REFUSED}{exc}"[:2000])
 
 
 def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: HarnessVersion,
@@ -238,8 +256,10 @@ def _stopped(exc: BaseException, ctx: _Job, got: JobClaim, lease: JobLease,
         finish(ctx.db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
         ctx.tracking.finish(ctx.parent_id, "FAILED")
         return
-    if mark_interrupted(_sessions(ctx.db_url), got.job, lease.owner, cause, config.resume):
-        ctx.tracking.finish(ctx.parent_id, "KILLED")  # else another run owns job and run
+    outcome = record_interruption(_sessions(ctx.db_url), got.job, lease.owner, cause,
+                                  config.resume, spool_dir(ctx.settings.home))
+    if outcome == RECORDED:  # taken over: another run owns job and run; spooled: store down
+        ctx.tracking.finish(ctx.parent_id, "KILLED")
 
 
 class _Job:

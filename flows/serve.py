@@ -70,4 +70,7 @@ def serve_forever(config_path: str | None, train_slot: str) -> None:
 
 
 def _raise_interrupt(signum, frame) -> None:
+    from hat_core.children import stop_deadline
+
+    stop_deadline(120.0)  # the clean-up ignores further signals; the deadline bounds it
     raise KeyboardInterrupt

@@ -58,15 +58,20 @@ def serve(
     server = nullcontext(os.environ.get("PREFECT_API_URL")) if reconcile_once else \
         prefect_api(Path(settings.home).resolve() / "prefect")
     with server as api:  # before anything imports prefect: it reads PREFECT_API_URL once
+        from flows.interruption_spool import spool_dir
         from flows.reconciler import ReconcilerLoop, resume_once
         from flows.reconciler import reconcile_once as reconcile
         from flows.serve import serve_forever
 
         lease = timedelta(seconds=retrain_config.job_lease_s)
 
+        def say(line: str) -> None:
+            typer.echo(line, err=True)
+
         def resume() -> None:
             for job_id, run in resume_once(sessions, policy=retrain_config.resume,
-                                           lease=lease).items():
+                                           lease=lease, spool=spool_dir(settings.home),
+                                           on_error=say).items():
                 typer.echo(f"resuming job {job_id}: flow run {run}", err=True)
         if reconcile_once:
             started = reconcile(sessions)

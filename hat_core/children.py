@@ -13,7 +13,9 @@ kernel when the parent dies, and stopped (the whole group) when the parent stops
   even when the parent is SIGKILLed. The kernel sends it when the spawning *thread* ends, so
   it is set only for children spawned by the main thread.
 - `raise_on_sigterm` makes SIGTERM raise `KeyboardInterrupt` in the main thread, so `finally`
-  blocks (and `stop_group`) run on SIGTERM as on Ctrl-C.
+  blocks (and `stop_group`) run on SIGTERM as on Ctrl-C; the stop is bounded
+  (`stop_deadline`): a second SIGTERM ends the process at once, and it ends at the latest
+  `HAT_STOP_DEADLINE_S` (60) s after the first.
 - `ParentWatch` is for a process started by someone else's code (a Prefect runner's flow
   run): it SIGTERMs this process when its parent is gone.
 """
@@ -29,6 +31,7 @@ import sys
 import threading
 
 PR_SET_PDEATHSIG = 1
+STOP_DEADLINE_ENV, STOP_DEADLINE_S = "HAT_STOP_DEADLINE_S", 60.0
 
 
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
@@ -66,13 +69,34 @@ def stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
 
 
 def raise_on_sigterm() -> None:
-    """From now on SIGTERM raises `KeyboardInterrupt` in the main thread (a no-op elsewhere)."""
+    """From now on SIGTERM raises `KeyboardInterrupt` in the main thread (a no-op elsewhere),
+    and bounds the stop that follows (`stop_deadline`)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _interrupt(signum, frame) -> None:
+    stop_deadline()
     raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def stop_deadline(default_s: float = STOP_DEADLINE_S) -> None:
+    """Once a stop signal arrived: a second SIGTERM ends the process at once (the default
+    action; main thread only), and the process ends at the latest `HAT_STOP_DEADLINE_S` s
+    later (`default_s`; 0: no deadline), exit status 1, every thread's stack on stderr,
+    however its shutdown is stuck: faulthandler's watchdog is a C thread that needs neither
+    the GIL nor a Python frame, so it fires even while the interpreter finalizes or a drain
+    of Prefect's services at exit waits on an API (a worker hung for 300 s that way)."""
+    import faulthandler
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        seconds = float(os.environ.get(STOP_DEADLINE_ENV, default_s))
+    except ValueError:
+        seconds = default_s  # a signal handler must not fail: the stop goes on, bounded
+    if seconds > 0:  # fd 2: a command's terminal may have replaced `sys.stderr`
+        faulthandler.dump_traceback_later(seconds, exit=True, file=2)
 
 
 class ParentWatch(threading.Thread):

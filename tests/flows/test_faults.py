@@ -55,6 +55,18 @@ def store_up(url: str) -> None:
     _pg(url, f"ALTER DATABASE {url.rsplit('/', 1)[1]} ALLOW_CONNECTIONS true")
 
 
+def running_job(databases):
+    """A fresh PostgreSQL store at head with one job that `worker-1` runs: (url, sessions,
+    job)."""
+    url = databases.migrated("postgres")
+    sessions = make_session_factory(make_engine(url))
+    version = submit_variant(sessions, 1)
+    job = in_transaction(sessions, lambda s: claim_job(
+        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
+        lease=timedelta(minutes=5))).job
+    return url, sessions, job
+
+
 def test_the_store_tasks_retry_through_a_30_s_outage():
     """Their retry delays outlast a 30 s outage (beyond it the job is interrupted)."""
     assert sum(IO_RETRIES["retry_delay_seconds"]) > OUTAGE_S
@@ -65,12 +77,7 @@ def test_a_30_s_store_outage_mid_job_is_retried_and_the_job_goes_on(prefect_harn
                                                                     databases):
     from prefect import flow
 
-    url = databases.migrated("postgres")
-    sessions = make_session_factory(make_engine(url))
-    version = submit_variant(sessions, 1)
-    job = in_transaction(sessions, lambda s: claim_job(
-        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
-        lease=timedelta(minutes=5))).job
+    url, sessions, job = running_job(databases)
 
     @flow
     def mid_job() -> None:
@@ -97,12 +104,7 @@ def test_a_30_s_store_outage_mid_job_is_retried_and_the_job_goes_on(prefect_harn
 def test_a_store_outage_beyond_the_retries_is_an_interruption(databases):
     """What the job records when the store stays away: `interrupted`, service unreachable
     (the reconciler's lease expiry covers the case where even that cannot be written)."""
-    url = databases.migrated("postgres")
-    sessions = make_session_factory(make_engine(url))
-    version = submit_variant(sessions, 1)
-    job = in_transaction(sessions, lambda s: claim_job(
-        s, harness_version_id=version.id, trigger="harness-change", owner="worker-1",
-        lease=timedelta(minutes=5))).job
+    url, sessions, job = running_job(databases)
     store_down(url)
     try:
         with pytest.raises(Exception) as caught:
@@ -110,6 +112,70 @@ def test_a_store_outage_beyond_the_retries_is_an_interruption(databases):
     finally:
         store_up(url)
     assert interruption_cause(caught.value).startswith("service unreachable: OperationalError")
+
+
+@pytest.mark.postgres
+def test_an_interruption_the_store_cannot_take_is_spooled_and_recorded_later(databases,
+                                                                           tmp_path):
+    """SIGTERM while the store is down: the run retries the record briefly, then spools it;
+    the reconciler's next pass, after the store is back and the lease is long stale, records
+    the job `interrupted` at its stage with the real cause, not "lease lost"."""
+    from db.job_retries import RetryPolicy
+    from flows.interruption_spool import RECORD_WAITS, SPOOLED, record_interruption
+    from flows.reconciler import resume_once
+
+    url, sessions, job = running_job(databases)
+    reach.fn(url, job.id, "worker-1", "sft")
+    policy, spool = RetryPolicy(backoff_s=60), tmp_path / "spool"
+    store_down(url)
+    try:
+        started = time.monotonic()
+        outcome = record_interruption(sessions, job, "worker-1", "stopped by SIGTERM", policy,
+                                      spool)
+        took = time.monotonic() - started
+    finally:
+        store_up(url)
+    assert outcome == SPOOLED and [p.name for p in spool.iterdir()] == [f"job-{job.id}.json"]
+    assert sum(RECORD_WAITS) <= took < sum(RECORD_WAITS) + 10   # bounded: a stop has seconds
+    with sessions() as s:
+        assert get_job(s, job_id=job.id).state == "running"    # nothing written meanwhile
+    time.sleep(1.2)
+
+    def nothing_due(job, version):
+        raise AssertionError(f"job {job.id} is not due yet")
+
+    resume_once(sessions, nothing_due, policy=policy, lease=timedelta(seconds=1), spool=spool)
+    with sessions() as s:
+        after = get_job(s, job_id=job.id)
+    assert (after.state, after.stage) == ("interrupted", "sft")
+    assert after.reason == "stopped by SIGTERM (spooled while the store was down)"
+    assert after.history[-1]["stage"] == "sft"
+    assert list(spool.iterdir()) == []
+
+
+def test_a_spooled_interruption_of_a_job_taken_over_is_dropped(store, tmp_path):
+    """The spool never overrides the run that holds the job now; a file that does not read
+    is set aside as `.bad` and named, and the pass goes on."""
+    from db.job_retries import RetryPolicy
+    from flows.interruption_spool import write_spooled
+    from flows.reconciler import resume_once
+
+    version = submit_variant(store, 1)
+    job = in_transaction(store, lambda s: claim_job(
+        s, harness_version_id=version.id, trigger="harness-change", owner="worker-2",
+        lease=timedelta(minutes=5))).job
+    spool = tmp_path / "spool"
+    write_spooled(spool, job.id, "worker-1", "stopped by SIGTERM")
+    (spool / "job-99.json").write_text("{not json", encoding="utf-8")
+    said = []
+    resume_once(store, policy=RetryPolicy(), lease=timedelta(minutes=5), spool=spool,
+                on_error=said.append)
+    with store() as s:
+        after = get_job(s, job_id=job.id)
+    assert (after.state, after.reason) == ("running", "running: worker-2")
+    assert [p.name for p in spool.iterdir()] == ["job-99.bad"]
+    assert said == [f"interruption spool: {spool / 'job-99.json'} does not read; "
+                    "kept as job-99.bad"]
 
 
 # --- the MLflow tracking store unreachable ----------------------------------------------------

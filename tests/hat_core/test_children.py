@@ -20,8 +20,8 @@ import sys, time
 from hat_core.children import spawn, raise_on_sigterm
 raise_on_sigterm()
 child = spawn({SLEEPER!r})
-print(child.pid, flush=True)
 try:
+    print(child.pid, flush=True)  # inside: a SIGTERM right after it lands in the try
     time.sleep(120)
 finally:
     print("finally ran", flush=True)
@@ -94,3 +94,55 @@ def test_a_watched_process_ends_when_its_parent_is_gone():
     middle.kill()
     middle.wait()
     assert gone(watched), "the watched process outlived its parent"
+
+
+STUCK = """
+import threading, time
+from hat_core.children import raise_on_sigterm
+raise_on_sigterm()
+
+def drain():  # a drain at interpreter exit that never ends and outlives signals
+    while True:
+        try:
+            time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+
+threading._register_atexit(drain)   # where Prefect's services drain at exit
+print("exiting", flush=True)
+"""
+
+
+def start_stuck(deadline_s: float) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", STUCK], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT),
+                                 "HAT_STOP_DEADLINE_S": str(deadline_s)})
+    assert proc.stdout.readline() == "exiting\n"
+    time.sleep(0.5)                                # in the drain now
+    return proc
+
+
+def test_a_stop_stuck_in_the_exit_drain_ends_at_the_deadline():
+    """A SIGTERM during a drain at exit that never ends (a worker hung 300 s that way):
+    the process ends at the stop deadline, exit 1, with the stack of the stuck drain."""
+    proc = start_stuck(deadline_s=3)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - started
+    assert proc.returncode == 1
+    assert 2.5 <= took < 30
+    assert "Timeout (0:00:03)!" in err and "in drain" in err
+
+
+def test_a_second_sigterm_ends_a_stuck_stop_at_once():
+    proc = start_stuck(deadline_s=0)                 # no deadline: only the signal ends it
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(1.0)
+    assert proc.poll() is None                       # still stuck after the first
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGTERM
+    assert time.monotonic() - started < 5
