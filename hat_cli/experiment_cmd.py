@@ -24,16 +24,25 @@ def create_cmd(
     split: float = typer.Option(0.5, "--split", help="share of users in the treatment arm "
                                                      "(the challenger)"),
     slot: str = typer.Option("ab", "--slot"),
-    actor: str = typer.Option(None, "--actor", help="who (default: you)"),
+    actor: str = typer.Option(None, "--actor", help="who starts it (default: the saved "
+                                                    "`hat login`); proven by a password"),
+    password_stdin: bool = typer.Option(False, "--password-stdin",
+                                        help="the actor's password from stdin"),
 ) -> None:
-    """Start an experiment: a new salt, so users are assigned afresh."""
+    """Start an experiment: a new salt, so users are assigned afresh. The actor is proven
+    (`hat login`, or the password of `--actor`) and needs the operator role."""
     from db.engine import in_transaction
     from db.experiments_repo import create_experiment
-    from hat_cli.db_cmd import open_store, whoami
+    from hat_cli.db_cmd import open_store
+    from hat_cli.login_cmd import acting_user
+    from hat_core.serving.assignment import Experiment
 
+    Experiment(0, name, "x", split)  # a bad split is refused before anyone is asked to log in
     sessions = open_store()
+    user = acting_user(sessions, actor=actor, password_stdin=password_stdin,
+                       action="release.experiment")
     exp = in_transaction(sessions, lambda s: create_experiment(
-        s, name=name, treatment_share=split, actor=actor or whoami(), slot=slot))
+        s, name=name, treatment_share=split, actor=user.name, slot=slot))
     typer.echo(f"experiment {exp.id} {exp.name}: slot {exp.slot}, treatment share "
                f"{exp.treatment_share}")
 

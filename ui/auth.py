@@ -28,6 +28,7 @@ PERMISSIONS: dict[str, str] = {
     "evidence.save": "operator",
     "pairwise.vote": "reviewer",
     "pairwise.manage": "operator",
+    "release.experiment": "operator",
 }
 
 

@@ -82,7 +82,8 @@ def test_outcomes_are_all_or_nothing_and_never_twice(store, tmp_path):
     csv = tmp_path / "ab.csv"
     invoke("simulate", "--out", str(csv), "--n-control", "4", "--n-treatment", "4",
            "--days", "1")
-    invoke("experiment", "create", "wk50", "--split", "0.5", "--actor", "olga")
+    in_transaction(store, lambda s: create_experiment(s, name="wk50", treatment_share=0.5,
+                                                      actor="olga"))
     invoke("outcomes", str(csv), "--experiment", "wk50")
     again = runner.invoke(hat, ["ab", "outcomes", str(csv), "--experiment", "wk50"])
     assert again.exit_code == 2 and "already recorded" in again.output

@@ -1,7 +1,8 @@
-"""The names `hat harness submit --author`, `hat pairwise create --actor` and `hat ab analyze
---save --actor` record are proven, on SQLite and PostgreSQL: a name alone (a wrong password,
-no terminal to ask on, no users at all) is refused and stores nothing; a viewer is refused the
-operator's change; the saved `hat login` or the right password is recorded as the actor."""
+"""The names `hat harness submit --author`, `hat pairwise create --actor`, `hat ab analyze
+--save --actor` and `hat ab experiment create --actor` record are proven, on SQLite and
+PostgreSQL: a name alone (a wrong password, no terminal to ask on, no users at all) is refused
+and stores nothing; a viewer is refused the operator's change; the saved `hat login` or the
+right password is recorded as the actor."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 
 from db.ab_repo import list_ab_analyses
 from db.engine import in_transaction, make_engine, make_session_factory
+from db.experiments_repo import list_experiments
 from db.harness_repo import list_versions
 from db.pairwise_repo import list_pairwise_reviews
 from db.users_repo import add_user
@@ -28,6 +30,7 @@ COMMANDS = {
     "pairwise": ["pairwise", "create", "--title", "t", "--items", str(ITEMS), "--system-a", "a",
                  "--system-b", "b", "--actor"],
     "ab": ["ab", "analyze", str(SAMPLE), "--bootstrap", "0", "--save", "--actor"],
+    "experiment": ["ab", "experiment", "create", "wk49", "--split", "0.2", "--actor"],
 }
 
 
@@ -55,7 +58,8 @@ def recorded(store) -> dict[str, list[str]]:
     with store() as s:
         return {"submit": [v.author for v in list_versions(s)],
                 "pairwise": [r.created_by for r in list_pairwise_reviews(s)],
-                "ab": [a.created_by for a in list_ab_analyses(s)]}
+                "ab": [a.created_by for a in list_ab_analyses(s)],
+                "experiment": [e.created_by for e in list_experiments(s)]}
 
 
 @pytest.mark.parametrize("kind", sorted(COMMANDS))
@@ -70,7 +74,7 @@ def test_a_name_alone_is_refused(store, kind):
     viewer = hat(*COMMANDS[kind], "vic", "--password-stdin", stdin=VIEW_PW + "\n")
     assert viewer.exit_code == 2 and "vic is viewer" in viewer.output
     assert "needs the operator role or above" in viewer.output
-    assert recorded(store) == {"submit": [], "pairwise": [], "ab": []}
+    assert recorded(store) == {"submit": [], "pairwise": [], "ab": [], "experiment": []}
 
     proven = hat(*COMMANDS[kind], "ops", "--password-stdin", stdin=OPS_PW + "\n")
     assert proven.exit_code == 0, proven.output
@@ -83,7 +87,8 @@ def test_the_saved_login_is_the_default_actor(store):
     for kind, args in COMMANDS.items():
         done = hat(*args[:-1])  # no --actor: the saved login
         assert done.exit_code == 0, (kind, done.output)
-    assert recorded(store) == {"submit": ["ops"], "pairwise": ["ops"], "ab": ["ops"]}
+    assert recorded(store) == {"submit": ["ops"], "pairwise": ["ops"], "ab": ["ops"],
+                               "experiment": ["ops"]}
     assert hat("logout").exit_code == 0
     after = hat(*COMMANDS["submit"][:-1])  # no login, no terminal: refused
     assert after.exit_code == 2 and "no terminal to ask on" in after.output
