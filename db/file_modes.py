@@ -2,6 +2,7 @@
 
     private_dir(settings.home)         # create it 0700, or take group/other bits away
     private_sqlite(url)                # hat.db (and its -wal/-shm) 0600; no-op off SQLite
+    write_atomically(path, text)       # a whole file, 0600 unless told, never half written
 
 The SQLite file holds the argon2 password hashes and the session hashes, so no other local
 user may read it; `hat db upgrade`, every `hat` command that opens the store and the console
@@ -13,6 +14,7 @@ alone.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -23,6 +25,25 @@ def private_dir(path: Path) -> Path:
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     _drop_group_other(path)
+    return path
+
+
+def write_atomically(path: Path, text: str, mode: int = 0o600) -> Path:
+    """Write `text` to `path` through a temporary file in the same folder (created 0600,
+    then given `mode`) and a rename, so no reader sees it half written or, for 0600, readable
+    by others at any moment; the folder is created if missing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if mode != 0o600:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -14,13 +14,12 @@ anchored entry must still be there, with its hash, after as many entries.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import typer
 
 from db.audit_chain import AuditAnchor, verify_chain
+from db.file_modes import write_atomically
 from hat_cli.db_cmd import open_store
 from hat_cli.errors import exits_on_error
 from hat_core.errors import ConfigError, HatError, NotFoundError, Problem
@@ -64,18 +63,8 @@ def anchor_cmd(
 
 def write_anchor(anchor: AuditAnchor, path: Path) -> None:
     """`anchor` as JSON at `path` (a temporary file in the same folder, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".anchor-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"entries": anchor.entries, "head_id": anchor.head_id,
-                       "head": anchor.head}, f, indent=2)
-            f.write("\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps({"entries": anchor.entries, "head_id": anchor.head_id,
+                                       "head": anchor.head}, indent=2) + "\n", mode=0o644)
 
 
 def read_anchor(path: Path) -> AuditAnchor:

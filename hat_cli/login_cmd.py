@@ -18,16 +18,14 @@ client being `cli:<OS user>`. `acting_user` adds the role check of a console act
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import typer
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.engine import in_transaction
-from db.file_modes import private_dir
+from db.file_modes import private_dir, write_atomically
 from db.login_repo import attempt_login
 from db.sessions_repo import revoke_session, session_user
 from db.users_repo import count_users
@@ -151,11 +149,4 @@ def _saved() -> dict | None:
 def _save(data: dict) -> None:
     path = saved_login_path()
     private_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cli-session-")  # mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps(data))

@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from db.errors import StoreError
+from db.file_modes import write_atomically
 from db.sso_repo import SsoSignIn, normal_identity
 from hat_core.errors import ConfigError, Problem
 from hat_core.settings import Settings
@@ -99,15 +98,7 @@ def secrets_toml(config: SsoConfig) -> str:
 def write_secrets(config: SsoConfig, path: Path) -> Path:
     """Write `secrets_toml(config)` to `path` with mode 0600 (a temporary file in the same
     folder, then a rename, so no reader sees it half written or readable by others)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".secrets-")  # mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(secrets_toml(config))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, secrets_toml(config))
     return path
 
 

@@ -1,6 +1,7 @@
 """Owner-only modes of the embedded store: a new `HAT_HOME` is 0700 and `hat.db` 0600 from
 its creation; `hat db upgrade` and any `hat` command on the store take group and other bits
-away from an existing home and database file (and its WAL)."""
+away from an existing home and database file (and its WAL); a file written atomically is
+whole, with its mode, or not there."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from db import migrate
 from db.engine import make_engine
-from db.file_modes import private_dir, private_sqlite
+from db.file_modes import private_dir, private_sqlite, write_atomically
 
 HAT = str(Path(sys.executable).parent / "hat")
 
@@ -70,3 +73,23 @@ def test_hat_commands_tighten_the_embedded_default(tmp_path):
     listed = hat("user", "list")
     assert listed.returncode == 0, listed.stderr
     assert (mode(home), mode(home / "hat.db")) == (0o700, 0o600)
+
+
+def test_write_atomically_gives_the_mode_and_leaves_no_temporary_file(tmp_path):
+    path = write_atomically(tmp_path / "new" / "secret.toml", "a = 1\n")
+    assert path.read_text() == "a = 1\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    shared = write_atomically(tmp_path / "anchor.json", "{}\n", mode=0o644)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o644
+    write_atomically(path, "a = 2\n")  # replaces
+    assert path.read_text() == "a = 2\n"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["secret.toml"]
+
+
+def test_a_failed_write_keeps_the_old_file_whole(tmp_path):
+    path = write_atomically(tmp_path / "kept.txt", "old\n")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomically(path, "\udcff not encodable")
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
