@@ -36,7 +36,7 @@ def test_a_right_password_opens_a_session(sessions):
     result = login(sessions, password=GOOD)
     assert result.refusal == "" and result.user.name == "ann"
     with sessions() as s:
-        assert session_user(s, token=result.token).name == "ann"
+        assert session_user(s, token=result.token, now=T0).name == "ann"
 
 
 def test_the_user_lockout_refuses_the_right_password_and_is_audited(sessions, db_url):
