@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,10 +47,7 @@ TOY_LONG = ROOT / "examples" / "models" / "toy-long"
 
 
 def run(cmd: list[str], log: Path, threads: int | None = None) -> subprocess.Popen:
-    env = None
-    if threads:
-        import os
-        env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)} if threads else None
     print("$", " ".join(cmd), flush=True)
     return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT, cwd=ROOT,
                             env=env)
