@@ -2,7 +2,7 @@
 each, every model played on v1 and on v2 (the rename week).
 
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
-        [--base-steps 600] [--episodes 45] [--bases s0,multi]
+        [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -101,12 +101,12 @@ def checkpoint(out: Path, step: int) -> Path:
 
 
 def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
-          base_steps: int) -> dict[str, Path]:
+          base_steps: int, start: Path = TOY_LONG) -> dict[str, Path]:
     models = {}
     for name in bases:
         out = work / f"base-{name}"
         if not checkpoint(out, base_steps).is_dir():
-            wait([run(sft(TOY_LONG, sets[name], out, base_steps, "2e-3", 2, base_steps),
+            wait([run(sft(start, sets[name], out, base_steps, "2e-3", 2, base_steps),
                       work / f"base-{name}.log")])
         models[f"{name} base"] = checkpoint(out, base_steps)
         procs = []
@@ -208,12 +208,16 @@ def main() -> None:
     ap.add_argument("--base-steps", type=int, default=600)
     ap.add_argument("--episodes", type=int, default=45)
     ap.add_argument("--bases", default="s0,multi")
+    ap.add_argument("--start", type=Path, default=TOY_LONG,
+                    help="the model each candidate base continues (default: the shipped "
+                         "toy-long); e.g. a `hat base build --size toy-parts` output")
     args = ap.parse_args()
     steps = sorted(int(s) for s in args.steps.split(","))
     bases = args.bases.split(",")
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "eval").mkdir(exist_ok=True)
-    models = train(args.work, data(args.work), bases, steps, args.base_steps)
+    models = train(args.work, data(args.work), bases, steps, args.base_steps,
+                   args.start)
     evaluate(args.work, models, args.episodes)
     res = results(args.work, models, steps, bases)
     (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")

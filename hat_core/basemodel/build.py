@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import re
 import shutil
 import time
 from collections import Counter
@@ -27,7 +28,11 @@ from hat_core.basemodel.model import make_model
 from hat_core.basemodel.pretrain import pretrain
 from hat_core.basemodel.probe import probe
 from hat_core.basemodel.sizes import BaseSize, get_size
-from hat_core.basemodel.tokenizer import train_tokenizer, train_wordchar_tokenizer
+from hat_core.basemodel.tokenizer import (
+    train_tokenizer,
+    train_wordchar_tokenizer,
+    train_wordpart_tokenizer,
+)
 from hat_core.errors import ConfigError, Problem
 
 # Bump whenever the corpus, tokenizer, architecture or training code changes what a build makes.
@@ -114,7 +119,31 @@ def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Pa
     return BuildResult(out, manifest, False, entry)
 
 
+def harness_lexicon() -> tuple[str, ...]:
+    """The English and pinyin words of harness names that a `wordpart` tokenizer always holds:
+    the words HSA renames (`hat_core.hsa.vocab`'s keys) and every word of its training pool,
+    never a held-out word (held-out names stay spelled in characters, as unseen words are)."""
+    from hat_core.hsa.vocab import HELDOUT, TRAIN, english_words, pinyin_forms
+    words = set(english_words(TRAIN)) | {s for f in pinyin_forms(TRAIN) for s in f}
+    words |= {w for key in TRAIN.synonyms for w in re.findall(r"[a-z]+", key)}
+    held = english_words(HELDOUT) | {s for f in pinyin_forms(HELDOUT) for s in f}
+    return tuple(sorted(w for w in words if re.fullmatch(r"[a-z]{2,}", w)
+                        and (w not in held or w in _shared_syllables())))
+
+
+def _shared_syllables() -> set[str]:
+    """Pinyin syllables both pools use (`shang` of `shang_pin` and of held-out `shang_xian`):
+    a held-out form is told apart by its syllables together, not by one of them."""
+    from hat_core.hsa.vocab import HELDOUT, TRAIN, pinyin_forms
+    return ({s for f in pinyin_forms(TRAIN) for s in f}
+            & {s for f in pinyin_forms(HELDOUT) for s in f})
+
+
 def _tokenizer(spec: BaseSize, texts: list[str]):
+    if spec.tokenizer_kind == "wordpart":
+        return train_wordpart_tokenizer(texts, max_words=spec.vocab_size, min_word_count=5,
+                                        extra_chars=coverage_chars(),
+                                        lexicon=harness_lexicon())
     if spec.tokenizer_kind == "wordchar":
         return train_wordchar_tokenizer(texts, max_words=spec.vocab_size, min_word_count=5,
                                         extra_chars=coverage_chars())

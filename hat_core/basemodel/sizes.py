@@ -41,7 +41,7 @@ class BaseSize:
     probe_n: int
     # Added after the first builds: left out of `as_dict` at their defaults, so the cache
     # keys of `test`, `tiny` and `small` did not change.
-    tokenizer_kind: str = "bpe"   # bpe | wordchar (hat_core.basemodel.tokenizer.KINDS)
+    tokenizer_kind: str = "bpe"   # bpe | wordchar | wordpart (hat_core.basemodel.tokenizer.KINDS)
     render_profile: str = "full"  # full | compact (hat_core.harness.render.PROFILES)
     min_tools: int = 1
     max_tools: int = 5
@@ -99,6 +99,15 @@ SIZES: dict[str, BaseSize] = {
         num_kv_heads=2, head_dim=32, intermediate_size=512, max_position_embeddings=2048,
         seq_len=768, batch_size=8, steps=3000, lr=2e-3, warmup_steps=100, tokenizer_docs=20000,
         corpus_docs=30000, compile=True, bf16=True, probe_n=40, tokenizer_kind="wordchar",
+        render_profile="compact", min_tools=2, max_tools=8, opaque_names=0.5,
+    ),
+    # `toy-long` with the word-part tokenizer: a known word inside a name is one token
+    # (`query`, `_price`), so copying a name takes a few steps, not one per character.
+    "toy-parts": BaseSize(
+        name="toy-parts", vocab_size=1500, hidden_size=128, num_layers=4, num_heads=4,
+        num_kv_heads=2, head_dim=32, intermediate_size=512, max_position_embeddings=2048,
+        seq_len=768, batch_size=8, steps=3000, lr=2e-3, warmup_steps=100, tokenizer_docs=20000,
+        corpus_docs=30000, compile=True, bf16=True, probe_n=40, tokenizer_kind="wordpart",
         render_profile="compact", min_tools=2, max_tools=8, opaque_names=0.5,
     ),
     # `toy`'s recipe at `test` scale: unit tests and `hat repro --quick` (seconds).
