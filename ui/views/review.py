@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from db.badcases_repo import BadCaseFilter, label_bad_case
+from db.badcases_repo import NOT_A_FAILURE, BadCaseFilter, label_bad_case
 from db.values import BadCase, User
 from ui.auth import require
 
-NOT_A_FAILURE = "pass"
+__all__ = ["NOT_A_FAILURE", "case_rows", "label_case", "queue_filter", "review_decision"]
 
 
 def queue_filter(*, harness_version_id: int | None, model_version_id: int | None,
