@@ -231,8 +231,8 @@ def _check_value(key: str, value: Any) -> list[Problem]:
     if key in _POSITIVE and not (isinstance(value, int) and not isinstance(value, bool)
                                  and value >= 1):
         return [Problem(key, f"must be an integer >= 1, got {value!r}")]
-    if key in ("seed", "variants", "scenarios_per_surface", "bad_case_copies", "splits.heldout_variants",
-               "teacher.retries", "teacher.reasoning_tokens",
+    if key in ("seed", "variants", "scenarios_per_surface", "bad_case_copies",
+               "splits.heldout_variants", "teacher.retries", "teacher.reasoning_tokens",
                "validation.min_messages", "validation.min_chars") and not (
             isinstance(value, int) and not isinstance(value, bool) and value >= 0):
         return [Problem(key, f"must be an integer >= 0, got {value!r}")]
