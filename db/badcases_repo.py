@@ -4,6 +4,13 @@
 and pages by keyset (`after_id`: pass the last id of the previous page), newest first.
 `label_bad_case` records the review: state, label, comment, and whether the corrected
 episode goes back into training data.
+
+`training_cases` is what a data build for a harness version reads: the cases sent to
+training, reviewed (`confirmed` or `fixed`, label not `pass`), filed under that version or an
+earlier one of its line, and not yet consumed; `mark_consumed` then records the build (its
+dataset version, and the retrain job for the flow's data step). A case is consumed once: a
+later build does not read it again, except a resumed run of the same job, which rebuilds the
+same data (docs/data.md, "Bad cases sent to training").
 """
 
 from __future__ import annotations
@@ -11,17 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.audit_repo import record_audit
 from db.errors import StoreError
-from db.models import REVIEW_STATES, BadCaseRow, utcnow
+from db.models import REVIEW_STATES, BadCaseRow, HarnessVersionRow, utcnow
 from db.rows import snapshot, to_value
 from db.values import BadCase
 from hat_core.errors import NotFoundError
 
 _REVIEW = ("review_state", "label", "comment", "send_to_training", "reviewer")
+_CONSUMED = ("consumed_by_build", "consumed_by_job_id")
+TRAINABLE_STATES = ("confirmed", "fixed")
+NOT_A_FAILURE = "pass"  # the label of a dismissed case: the judge was wrong
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,45 @@ def label_bad_case(
         entity_id=bad_case_id, before=before, after=snapshot(row, *_REVIEW),
     )
     return to_value(BadCase, row)
+
+
+def training_cases(session: Session, *, harness_version_id: int,
+                   job_id: int | None = None) -> list[BadCase]:
+    """The cases a data build for `harness_version_id` takes (module doc), oldest first;
+    with `job_id`, also those that job's data step consumed already (a resumed run)."""
+    version = session.get(HarnessVersionRow, harness_version_id)
+    if version is None:
+        raise NotFoundError(f"no harness version with id {harness_version_id}")
+    earlier = select(HarnessVersionRow.id).where(HarnessVersionRow.line_id == version.line_id,
+                                                 HarnessVersionRow.number <= version.number)
+    query = select(BadCaseRow).where(
+        BadCaseRow.send_to_training.is_(True), BadCaseRow.review_state.in_(TRAINABLE_STATES),
+        BadCaseRow.label != NOT_A_FAILURE, BadCaseRow.harness_version_id.in_(earlier),
+        _unconsumed(job_id)).order_by(BadCaseRow.id)
+    return [to_value(BadCase, r) for r in session.scalars(query)]
+
+
+def mark_consumed(session: Session, *, bad_case_ids: list[int], build: str,
+                  job_id: int | None = None, actor: str = "data build") -> list[int]:
+    """Record that dataset `build` took these cases into training; the ids marked (a case
+    another build consumed first keeps its build; its own job's may mark it again)."""
+    query = select(BadCaseRow).where(BadCaseRow.id.in_(bad_case_ids), _unconsumed(job_id))
+    marked = []
+    for row in session.scalars(query.order_by(BadCaseRow.id).with_for_update()):
+        before = snapshot(row, *_CONSUMED)
+        row.consumed_by_build, row.consumed_by_job_id = build, job_id
+        row.consumed_at = utcnow()
+        record_audit(session, actor=actor, action="bad_case.consume", entity="bad_case",
+                     entity_id=row.id, before=before, after=snapshot(row, *_CONSUMED))
+        marked.append(row.id)
+    session.flush()
+    return marked
+
+
+def _unconsumed(job_id: int | None):
+    if job_id is None:
+        return BadCaseRow.consumed_by_build.is_(None)
+    return or_(BadCaseRow.consumed_by_build.is_(None), BadCaseRow.consumed_by_job_id == job_id)
 
 
 def _filtered(query: Select, where: BadCaseFilter) -> Select:

@@ -192,6 +192,10 @@ class BadCaseRow(Base):
     reviewer: Mapped[str] = mapped_column(String(200), default="")
     reviewed_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # the data build that took the case into training (its dataset version), and its job
+    consumed_by_build: Mapped[str | None] = mapped_column(String(64))
+    consumed_by_job_id: Mapped[int | None] = mapped_column(ForeignKey("retrain_jobs.id"))
+    consumed_at: Mapped[datetime | None]
 
 
 class PromotionRow(Base):

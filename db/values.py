@@ -121,6 +121,9 @@ class BadCase:
     reviewer: str
     reviewed_at: datetime | None
     created_at: datetime
+    consumed_by_build: str | None = None  # the dataset version that took it into training
+    consumed_by_job_id: int | None = None
+    consumed_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ Steps (each task calls one function of db/, hat_core or flows/stages.py):
  2. zero-shot check: the champion's T1/T2 cases on the new harness against its reference
     cases (those of its own evaluation), paired; only a passed verdict records "no retrain
     needed" with the evidence and stops (failed or inconclusive: retrain);
- 3. data build (edit-aware HSA, validated); 4. HSA-SFT, General OPD, HSA-RL (one global
-    concurrency slot); 5. suites + latency on the candidate, the champion side by side;
+ 3. data build (edit-aware HSA, validated) with the reviewed bad cases sent to training
+    (`flows/sent_cases.py`: those the dataset took are marked consumed by it);
+ 4. HSA-SFT, General OPD, HSA-RL (one global concurrency slot); 5. suites + latency on the
+    candidate, the champion side by side;
  6. gates (paired, on the same cases: passed / failed / inconclusive) -> MLflow registry
     (+ store, the verdict with the gate results and as tag `hat.gates_verdict`) -> alias
     `challenger` only when they passed.
@@ -60,7 +62,9 @@ from flows.interruptions import (
     watch_parent,
 )
 from flows.registration import champion_of, register_candidate
+from flows.sent_cases import read_sent_cases, record_consumed
 from flows.tracking import Tracking, experiment_name
+from hat_core.data.manifest import read_manifest
 from hat_core.evaluation.errors import JudgeGateError
 from hat_core.evaluation.judging import JudgeDecision
 from hat_core.evaluation.paired import read_case_rows
@@ -127,9 +131,27 @@ def latency(model_dir: str, harness_json: str, settings: LatencySettings, out: s
 
 
 @task(**CACHED)
-def build_data(harness_json: str, previous_json: str | None, data: dict, out: str) -> str:
+def build_data(harness_json: str, previous_json: str | None, data: dict, out: str,
+               bad_cases: list[dict]) -> str:
     previous = _harness(previous_json) if previous_json else None
-    return str(stages.build_dataset(_harness(harness_json), previous, data, Path(out)))
+    return str(stages.build_dataset(_harness(harness_json), previous, data, Path(out),
+                                    bad_cases))
+
+
+@task(**IO_RETRIES)
+def sent_to_training(db_url: str, version_id: int, job_id: int) -> list[dict]:
+    return read_sent_cases(_sessions(db_url), harness_version_id=version_id, job_id=job_id)
+
+
+@task(**IO_RETRIES)
+def consume_bad_cases(db_url: str, dataset: str, job_id: int) -> dict:
+    """Record the cases the ready dataset took; warn about the ones it skipped."""
+    manifest = read_manifest(dataset)
+    fed = manifest.get("bad_cases") or {}
+    for skip in fed.get("skipped", ()):
+        get_run_logger().warning("bad case %s skipped: %s", skip["id"], skip["reason"])
+    record_consumed(_sessions(db_url), manifest, job_id=job_id, actor=f"retrain job {job_id}")
+    return fed
 
 
 @task(**CACHED)
@@ -326,12 +348,16 @@ class _Job:
     def train_candidate(self, base: str, champion: dict | None = None) -> str:
         previous_json = self.previous_json
         self.reach("data")
+        cases = sent_to_training(self.db_url, self.version.id, self.job_id)
         dataset = build_data(self.harness_json, previous_json, self.config.data,
-                             str(self.work / "data"))
+                             str(self.work / "data"), cases)
+        fed = consume_bad_cases(self.db_url, dataset, self.job_id)
         model, settings = start_of(self.config, base, champion)
         start = f"champion v{champion['version']}" if model != base else "base"
-        self.record("data", {}, {"dataset": Path(dataset)},
-                    extra={"start_model": start, "start_dir": model},
+        self.record("data", {"bad_case_rows": fed.get("rows", 0)}, {"dataset": Path(dataset)},
+                    extra={"start_model": start, "start_dir": model,
+                           "bad_cases": fed.get("ids", []),
+                           "bad_cases_skipped": [s["id"] for s in fed.get("skipped", ())]},
                     tags={"hat.start_model": start})
         inputs = {"sft": {"dataset": dataset},
                   "opd": {"teacher": base, "prompts": str(Path(dataset) / "opd")},

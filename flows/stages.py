@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from flows.config import EvalSettings, LatencySettings
@@ -109,10 +110,13 @@ def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings
     return report.passed
 
 
-def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: Path) -> Path:
+def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: Path,
+                  bad_cases: Sequence[dict] = ()) -> Path:
     """HSA training data for `harness`, edit-aware against the live `previous` version (the
     transforms the diff votes for weigh more; the scenario kinds it adds make `new_kind_share`
-    of the bank), validated; returns the dataset folder."""
+    of the bank), with the reviewed bad cases sent to training (`{"id", "episode"}` dicts,
+    `flows.sent_cases`), validated; returns the dataset folder."""
+    from flows.sent_cases import sent_cases
     from hat_core.data.build import build
     from hat_core.data.config import config_from_data
 
@@ -120,7 +124,7 @@ def build_dataset(harness: Harness, previous: Harness | None, data: dict, out: P
     if previous is not None:
         data["hsa"] = edit_aware_hsa(data.get("hsa", {}), previous, harness)
     result = build(harness, config_from_data(data, source="retrain config: data"), out,
-                   previous=previous)
+                   previous=previous, bad_cases=sent_cases(bad_cases))
     return Path(result.out)
 
 

@@ -10,6 +10,12 @@
 it edits (the scenario kinds it adds, e.g. v3's `bundle`, then make `new_kind_share` of the
 bank). `--set key.sub=value` overrides any config key (defaults < YAML < command line). A
 failed validation, a bad config or bad input exits 2 with a readable report.
+
+With a stored version (`--harness N`), the reviewed bad cases sent to training for it (and
+earlier versions of its line) go into the build, `bad_case_copies` surfaces each, and a ready
+dataset marks them consumed by its version (`flows/sent_cases.py`); a case that cannot be
+rebuilt is skipped with a warning naming its id. `--no-bad-cases` leaves the store alone. A
+harness file reads no bad cases (a file is not a stored version).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pathlib import Path
 import typer
 
 from hat_cli.errors import exits_on_error
-from hat_cli.harness_args import load_harness_arg
+from hat_cli.harness_args import is_version_ref, load_harness_arg, load_stored_version
 from hat_cli.terminal import Terminal, long_command
 from hat_core.config_file import parse_overrides
 from hat_core.data.config import load_data_config
@@ -45,23 +51,50 @@ def build_cmd(
                                              "version): its new scenario kinds make "
                                              "`new_kind_share` of the bank"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+    no_bad_cases: bool = typer.Option(False, "--no-bad-cases",
+                                      help="leave out the bad cases sent to training (a "
+                                           "stored --harness only reads them)"),
 ) -> None:
     """Rollouts + rejection sampling + retry policy + splits + validation -> DIR."""
     overrides = parse_overrides(set_ or ())
     if seed is not None:
         overrides["seed"] = seed
     cfg = load_data_config(config, overrides)  # before the store, the build or DIR
+    from flows.sent_cases import read_sent_cases, record_consumed, sent_cases
     from hat_core.data.build import build, summary_counts
 
     h = load_harness_arg(harness)
     before = load_harness_arg(previous) if previous else None
+    store = _stored(harness) if cfg.bad_case_copies and not no_bad_cases else None
+    cases = sent_cases(read_sent_cases(store[0], harness_version_id=store[1])) if store else []
     with long_command("data-build") as term:
         steps = term.named_steps()
         result = build(h, cfg, out, progress=None if quiet else steps, harness_ref=harness,
-                       previous=before)
+                       previous=before, bad_cases=cases)
         steps.finish()
         _summary(term, summary_counts(result.stats), result.stats.timings)
+        if store:
+            record_consumed(store[0], result.manifest, actor="hat data build")
+            _bad_case_lines(term, result.manifest["bad_cases"], len(cases))
         term.print(f"dataset {result.version} ready: {out}", highlight=False)
+
+
+def _stored(harness: str):
+    """(sessions, version id) when `harness` names a stored version, else None."""
+    if not is_version_ref(harness) or Path(harness).exists():
+        return None
+    from hat_cli.db_cmd import open_store
+
+    return open_store(), load_stored_version(harness).id
+
+
+def _bad_case_lines(term: Terminal, fed: dict, read: int) -> None:
+    """The closing summary's bad-case line (each skipped case was warned about above)."""
+    ids = ", ".join(str(i) for i in fed["ids"]) or "none"
+    skipped = ", ".join(str(s["id"]) for s in fed["skipped"])
+    term.print(f"bad cases         {read} sent, {len(fed['ids'])} in ({ids}), {fed['rows']} "
+               "rows, consumed by this build" + (f"; skipped {skipped}" if skipped else ""),
+               markup=False, highlight=False)
 
 
 def _summary(term: Terminal, counts: dict, timings: dict[str, float]) -> None:

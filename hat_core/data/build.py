@@ -8,9 +8,13 @@ stop the build before any teacher call); the seed's catalog and scenario bank (p
 scenario kinds the harness adds, e.g. `bundle` under v3: `scenario_extra`); the original
 harness plus K training variants (HSA) and the held-out variants; teacher rollouts of every
 scenario on every surface (best-of-n samples); rejection by Accuracy and Effectiveness; the
-hook-retry policy; the logs and `extra_trajectories` (e.g. reviewed bad cases sent back to
-training) join here; exact duplicates are dropped; splits by scenario and
-product; TRL rows; the Great Expectations suite. A failed validation writes
+hook-retry policy; reviewed bad cases sent to training (`bad_cases`, `SentCase`s the caller
+read from the store) replayed by the same teacher on `bad_case_copies` surfaces, through the
+same rejection and retry policy (`hat_core.data.feedback`; a case that cannot be rebuilt is
+skipped with a warning naming its id); the logs and `extra_trajectories` join here; exact
+duplicates are dropped; splits by scenario and product; TRL rows; the Great Expectations
+suite. The manifest's `bad_cases` lists the ids with rows in the dataset, their rows per
+split and the skipped cases with their reasons. A failed validation writes
 `validation/report.md`, a manifest with status `failed` and no dataset, then raises
 `DataValidationError` (the CLI exits 2). Progress goes to `progress(step, done, total)`.
 
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hat_core.data.config import DataConfig
+from hat_core.data.feedback import Feedback, SentCase, feedback_summary, play_sent_cases
 from hat_core.data.logs_import import import_logs, version_names
 from hat_core.data.manifest import make_manifest, write_manifest
 from hat_core.data.opd_prompts import opd_prompt_set, opd_rows
@@ -78,6 +83,7 @@ class BuildStats:
     retries: dict[str, int] = field(default_factory=dict)
     imported: int = 0
     extra: int = 0
+    bad_cases: int = 0  # trajectories replayed from sent bad cases (before dedupe)
     splits: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -110,14 +116,16 @@ class _Timer:
 
 def build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None = None,
           extra_trajectories: Sequence[Trajectory] = (), progress: Progress | None = None,
-          harness_ref: str = "", previous: Harness | None = None) -> BuildResult:
+          harness_ref: str = "", previous: Harness | None = None,
+          bad_cases: Sequence[SentCase] = ()) -> BuildResult:
     """Build, validate and write a dataset directory (see the module docstring), rendering
     harnesses with `config.render_profile`. `previous`: the live version `harness` edits; the
-    scenario kinds it adds make `config.new_kind_share` of the bank (`scenario_extra`)."""
+    scenario kinds it adds make `config.new_kind_share` of the bank (`scenario_extra`).
+    `bad_cases`: reviewed bad cases sent to training, replayed into the build."""
     with use_profile(config.render_profile):
         return _build(harness, config, out, teacher=teacher,
                       extra_trajectories=extra_trajectories, progress=progress,
-                      harness_ref=harness_ref, previous=previous)
+                      harness_ref=harness_ref, previous=previous, bad_cases=bad_cases)
 
 
 def scenario_extra(harness: Harness, config: DataConfig,
@@ -132,27 +140,30 @@ def scenario_extra(harness: Harness, config: DataConfig,
 
 def _build(harness: Harness, config: DataConfig, out: Path, *, teacher: Teacher | None,
            extra_trajectories: Sequence[Trajectory], progress: Progress | None,
-           harness_ref: str, previous: Harness | None = None) -> BuildResult:
+           harness_ref: str, previous: Harness | None = None,
+           bad_cases: Sequence[SentCase] = ()) -> BuildResult:
     stats = BuildStats()
     timer = _Timer(stats, progress)
     with timer("import"):  # first: bad log rows stop the build before any teacher call
         imported = _imported(harness, config, version_names(harness_ref))
         extra = [t if t.source == "extra" else _as_extra(t) for t in extra_trajectories]
         stats.imported, stats.extra = len(imported), len(extra)
-    trajectories, heldout, held_variants, surfaces = _generate(harness, config, teacher, stats,
-                                                               timer, progress, previous)
-    return finish(harness, config, out, [*trajectories, *imported, *extra], heldout,
-                  held_variants, surfaces=surfaces, stats=stats, timer=timer,
-                  harness_ref=harness_ref)
+    trajectories, heldout, held_variants, surfaces, fed = _generate(
+        harness, config, teacher, stats, timer, progress, previous, bad_cases)
+    return finish(harness, config, out, [*trajectories, *fed.trajectories, *imported, *extra],
+                  heldout, held_variants, surfaces=surfaces, stats=stats, timer=timer,
+                  harness_ref=harness_ref, feedback=fed)
 
 
 def finish(harness: Harness, config: DataConfig, out: Path, trajectories: Sequence[Trajectory],
            heldout: HeldOut, held_variants: Sequence = (), *,
            surfaces: Sequence[Harness] = (), stats: BuildStats | None = None,
-           timer: _Timer | None = None, harness_ref: str = "") -> BuildResult:
+           timer: _Timer | None = None, harness_ref: str = "",
+           feedback: Feedback | None = None) -> BuildResult:
     """Dedupe, split, validate and write trajectories from any source (builds and imports).
 
-    Rows must run under `harness` or one of `surfaces` (the training variants)."""
+    Rows must run under `harness` or one of `surfaces` (the training variants). With
+    `feedback` (a build's replayed bad cases) the manifest gets `bad_cases`."""
     stats = stats or BuildStats(kept=len(trajectories))
     timer = timer or _Timer(stats, None)
     with timer("dedupe"):
@@ -174,6 +185,9 @@ def finish(harness: Harness, config: DataConfig, out: Path, trajectories: Sequen
         manifest = _write(out, harness, config, rows, heldout, list(held_variants), report,
                           stats, harness_ref)
         manifest["surfaces"] = known
+        if feedback is not None:
+            manifest["bad_cases"] = feedback_summary(rows, config.bad_case_copies,
+                                                     feedback.skipped)
         write_manifest(out, manifest)
     if not report.success:
         raise DataValidationError(
@@ -183,7 +197,8 @@ def finish(harness: Harness, config: DataConfig, out: Path, trajectories: Sequen
 
 
 def _generate(harness: Harness, config: DataConfig, teacher: Teacher | None, stats: BuildStats,
-              timer: _Timer, progress: Progress | None, previous: Harness | None = None):
+              timer: _Timer, progress: Progress | None, previous: Harness | None = None,
+              bad_cases: Sequence[SentCase] = ()):
     with timer("world"):
         catalog, scenarios = world(config.seed, config.scenarios, config.catalog_size,
                                    scenario_extra(harness, config, previous))
@@ -202,6 +217,9 @@ def _generate(harness: Harness, config: DataConfig, teacher: Teacher | None, sta
                                 samples=config.rejection.best_of_n,
                                 per_surface=config.scenarios_per_surface, seed=config.seed,
                                 progress=progress)
+        with timer("bad_cases"):
+            fed = play_sent_cases(bad_cases, surfaces, teacher, config)
+            stats.bad_cases = len(fed.trajectories)
     finally:
         if own:
             teacher.close()
@@ -214,7 +232,7 @@ def _generate(harness: Harness, config: DataConfig, teacher: Teacher | None, sta
         trajectories, stats.retries = apply_retry_policy(
             trajectories, config.retry.full_retry_share, config.seed)
     return (trajectories, heldout, [s.variant for s in held if s.variant is not None],
-            [s.harness for s in surfaces])
+            [s.harness for s in surfaces], fed)
 
 
 def _imported(harness: Harness, config: DataConfig, versions: list[str]) -> list[Trajectory]:
@@ -321,7 +339,8 @@ def summary_counts(stats: BuildStats) -> dict:
             "kept": stats.kept, "rejected_total": total, "rejected": dict(rejected),
             "retries_full": stats.retries.get("full", 0),
             "retries_final_only": stats.retries.get("final_only", 0),
-            "imported": stats.imported, "extra": stats.extra, "splits": stats.splits}
+            "imported": stats.imported, "extra": stats.extra,
+            "bad_cases": stats.bad_cases, "splits": stats.splits}
 
 
 

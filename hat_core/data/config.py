@@ -20,6 +20,8 @@ is reported at once as a `ConfigError` whose problems list the valid keys:
     validation: {min_messages: 3, max_messages: 40, ...}
     opd: {source: builtin, size: 200}
     logs: []               # real-log JSONL files imported into the build
+    bad_case_copies: 2     # each reviewed bad case sent to training is played on this many
+                           #   surfaces (the original, then training variants); 0: none read
 """
 
 from __future__ import annotations
@@ -131,6 +133,7 @@ class DataConfig:
     logs: tuple[str, ...] = ()
     render_profile: str = "full"  # hat_core.harness.render.PROFILES; `compact` for the toy base
     new_kind_share: float = 0.25  # share of the bank for kinds new over a previous harness
+    bad_case_copies: int = 2  # surfaces each sent bad case is played on (`hat_core.data.feedback`)
 
     def to_dict(self) -> dict:
         data = json.loads(json.dumps(dataclasses.asdict(self), default=list))
@@ -142,6 +145,8 @@ class DataConfig:
             del data["teacher"]["reasoning_tokens"]
         if data["new_kind_share"] == 0.25:  # added later: keep older content hashes
             del data["new_kind_share"]
+        if data["bad_case_copies"] == 2:  # added later: keep older content hashes
+            del data["bad_case_copies"]
         return data
 
     def content_hash(self) -> str:
@@ -226,8 +231,8 @@ def _check_value(key: str, value: Any) -> list[Problem]:
     if key in _POSITIVE and not (isinstance(value, int) and not isinstance(value, bool)
                                  and value >= 1):
         return [Problem(key, f"must be an integer >= 1, got {value!r}")]
-    if key in ("seed", "variants", "scenarios_per_surface", "splits.heldout_variants",
-               "teacher.retries", "teacher.reasoning_tokens",
+    if key in ("seed", "variants", "scenarios_per_surface", "bad_case_copies",
+               "splits.heldout_variants", "teacher.retries", "teacher.reasoning_tokens",
                "validation.min_messages", "validation.min_chars") and not (
             isinstance(value, int) and not isinstance(value, bool) and value >= 0):
         return [Problem(key, f"must be an integer >= 0, got {value!r}")]

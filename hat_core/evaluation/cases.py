@@ -57,6 +57,13 @@ def eval_world(seed: int, episodes: int, size: int = CATALOG_SIZE,
     return catalog, generate_scenarios(catalog, rng, episodes, extra)
 
 
+def world_ref(seed: int, size: int = CATALOG_SIZE) -> dict:
+    """How to rebuild the catalog of `eval_world(seed, ..., size)`: the string seed of its
+    rng and the catalog size (`hat_core.sim.catalog.seeded_catalog`). Bad cases carry it as
+    `episode["world"]`, so a reviewed case can be replayed in its own shop."""
+    return {"seed": f"{EVAL_SEED_PREFIX}:{seed}", "catalog_size": size}
+
+
 def harness_world(harness: Harness, seed: int, episodes: int
                   ) -> tuple[Catalog, tuple[Scenario, ...]]:
     """`eval_world` stratified over the kinds `harness` supports: the base bank of `episodes`

@@ -16,17 +16,21 @@ kinds the harness adds over `options.previous` (`suites.new_kinds`). `ifeval` an
 by default; an LLM judge (`kind: llm`, or a `judge` object passed in) only with the judge
 gate's allowing decision (`gate`, from `judging.gate_decision` on the store's calibration),
 else `JudgeGateError` before any case is played. The decision goes into the report (`judge`).
+
+Every bad case it files carries the world it was played in (`episode["world"]`,
+`cases.world_ref`), so a reviewed case sent to training can be replayed in its own shop
+(`hat_core.data.feedback`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hat_core.errors import ConfigError
-from hat_core.evaluation.badcases import BadCaseSink
-from hat_core.evaluation.cases import Progress, cap
+from hat_core.evaluation.badcases import BadCaseRecord, BadCaseSink
+from hat_core.evaluation.cases import Progress, cap, world_ref
 from hat_core.evaluation.errors import JudgeGateError
 from hat_core.evaluation.jsonl import write_jsonl
 from hat_core.evaluation.judging import JudgeConfig, JudgeDecision, make_judge, require_allowed
@@ -70,6 +74,8 @@ def evaluate(model: Policy | InferenceBackend, harness: Harness | None, suites: 
     names = list(dict.fromkeys(suites))
     chosen = {n: get_suite(n) for n in names}  # unknown names fail before anything runs
     judge = judged_by(options.judge, judge, gate)
+    if bad_cases is not None:
+        bad_cases = WorldTaggedSink(bad_cases, world_ref(options.seed))
     t1_cases = _t1_cases(model, harness, names, options, progress, judge)
     results: dict[str, SuiteResult] = {}
     for name in sorted(names, key=lambda n: n != "t1"):
@@ -79,6 +85,19 @@ def evaluate(model: Policy | InferenceBackend, harness: Harness | None, suites: 
     return EvalReport(label, harness.content_hash() if harness else None,
                       tuple(results[n] for n in names),
                       judge=gate.to_dict() if judge is not None and gate else None)
+
+
+class WorldTaggedSink:
+    """Adds `world` (the catalog's recipe) to each bad case's episode, then passes it on."""
+
+    def __init__(self, sink: BadCaseSink, world: dict):
+        self.sink, self.world = sink, world
+
+    def add(self, record: BadCaseRecord) -> None:
+        self.sink.add(replace(record, episode={**record.episode, "world": self.world}))
+
+    def close(self) -> None:
+        self.sink.close()
 
 
 def judged_by(config: JudgeConfig, judge: Judge | None,

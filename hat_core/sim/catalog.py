@@ -151,6 +151,12 @@ def generate_catalog(rng: random.Random, size: int = 24) -> Catalog:
     return Catalog(products=products, orders=orders, promotions=_promotions(rng, products))
 
 
+def seeded_catalog(seed: int | str, size: int = 24) -> Catalog:
+    """The catalog a fresh `random.Random(seed)` draws first: the shop of every world
+    (`sim.batch.world`, `evaluation.cases.eval_world`) that starts from that seed."""
+    return generate_catalog(random.Random(seed), size=size)
+
+
 def _product(rng: random.Random, number: int) -> Product:
     spec = rng.choice(CATEGORIES)
     item = rng.choice(spec.items)

@@ -71,6 +71,26 @@ def test_0007_downgrades_to_0006_and_upgrades_again(empty_db_url):
     assert table_names(empty_db_url) == TABLES
 
 
+def column_names(url: str, table: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return {c["name"] for c in inspect(engine).get_columns(table)}
+    finally:
+        engine.dispose()
+
+
+def test_0009_downgrades_to_0008_and_upgrades_again(empty_db_url):
+    consumed = {"consumed_by_build", "consumed_by_job_id", "consumed_at"}
+    migrate.upgrade(empty_db_url)
+    assert consumed <= column_names(empty_db_url, "bad_cases")
+    migrate.downgrade(empty_db_url, "0008")
+    assert migrate.current(empty_db_url) == "0008"
+    assert not consumed & column_names(empty_db_url, "bad_cases")
+    assert table_names(empty_db_url) == TABLES
+    migrate.upgrade(empty_db_url)
+    assert consumed <= column_names(empty_db_url, "bad_cases")
+
+
 def test_models_and_migrations_agree(db_url):
     engine = make_engine(db_url)
     try:

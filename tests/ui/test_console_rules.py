@@ -3,9 +3,12 @@ decisions, episode rendering, comparisons, and the Prefect start without a serve
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime
+
 import pytest
 
-from db.values import EvalResult
+from db.values import BadCase, EvalResult
 from hat_core.release.gates import GateCheck, GateResults
 from hat_core.release.rules import (
     Candidate,
@@ -22,7 +25,7 @@ from ui.auth import PERMISSIONS, ROLES, can
 from ui.nav import pages_for
 from ui.views.episode import episode_blocks
 from ui.views.retrain import start_retrain
-from ui.views.review import review_decision
+from ui.views.review import review_decision, training_state
 from ui.views.runs import comparison_rows, curve_points
 
 
@@ -176,3 +179,18 @@ def test_start_retrain_without_prefect_says_why():
     assert not result.ok and "HAT_PREFECT_API_URL" in result.message
     down = start_retrain(line="l", number=1, actor="ann", api_url="http://127.0.0.1:9/api")
     assert not down.ok and "not reachable" in down.message
+
+
+def test_training_state_says_where_a_sent_case_stands():
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    case = BadCase(id=1, episode={}, harness_version_id=1, model_version_id=None,
+                   failure_type="wrong_tool", judge_scores={}, review_state="confirmed",
+                   label="wrong_tool", comment="", send_to_training=False, reviewer="rita",
+                   reviewed_at=now, created_at=now)
+    sent = dataclasses.replace(case, send_to_training=True)
+    assert (training_state(case), training_state(sent)) == ("-", "sent")
+    assert training_state(dataclasses.replace(
+        sent, consumed_by_build="3f2a9c1b0d4e", consumed_by_job_id=7,
+        consumed_at=now)) == "in data 3f2a9c1b0d4e (job 7)"
+    assert training_state(dataclasses.replace(sent, consumed_by_build="3f2a9c1b0d4e")) == \
+        "in data 3f2a9c1b0d4e"

@@ -16,7 +16,13 @@ from ui.session import allowed, require_user
 from ui.views.episode import show_episode
 from ui.views.markdown import plain
 from ui.views.paging import PAGE, cursor, pager, reset
-from ui.views.review import NOT_A_FAILURE, case_rows, label_case, queue_filter
+from ui.views.review import (
+    NOT_A_FAILURE,
+    case_rows,
+    label_case,
+    queue_filter,
+    training_state,
+)
 
 
 @st.cache_data(ttl=300, show_spinner=False)
@@ -67,6 +73,9 @@ case = by_id[st.selectbox("Open case", list(by_id), key="bc_case",
 st.subheader(f"Case #{case.id}: judged {case.failure_type} · {case.review_state}")
 if case.reviewer:
     st.caption(f"reviewed by {plain(case.reviewer)}: label {case.label or '-'}; {case.comment}")
+if case.send_to_training or case.consumed_by_build:
+    st.caption(f"training: {training_state(case)}"
+               + ("" if case.consumed_by_build else ", waiting for the next data build"))
 left, right = st.columns([3, 2])
 with left:
     show_episode(case.episode, case.judge_scores)

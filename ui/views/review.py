@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from db.badcases_repo import BadCaseFilter, label_bad_case
+from db.badcases_repo import NOT_A_FAILURE, BadCaseFilter, label_bad_case
 from db.values import BadCase, User
 from ui.auth import require
 
-NOT_A_FAILURE = "pass"
+__all__ = ["NOT_A_FAILURE", "case_rows", "label_case", "queue_filter", "review_decision",
+           "training_state"]
 
 
 def queue_filter(*, harness_version_id: int | None, model_version_id: int | None,
@@ -26,11 +27,21 @@ def queue_filter(*, harness_version_id: int | None, model_version_id: int | None
 
 
 def case_rows(cases: list[BadCase]) -> list[dict]:
-    """Queue rows: id, failure, state, label, the judge's summary, the first viewer message."""
+    """Queue rows: id, failure, state, label, training (`training_state`), the first viewer
+    message."""
     return [{"id": c.id, "failure": c.failure_type, "state": c.review_state,
-             "label": c.label, "training": c.send_to_training, "reviewer": c.reviewer,
+             "label": c.label, "training": training_state(c), "reviewer": c.reviewer,
              "viewer asked": _first_user_message(c.episode),
              "created": f"{c.created_at:%Y-%m-%d %H:%M}"} for c in cases]
+
+
+def training_state(case: BadCase) -> str:
+    """Where a case stands with training: `-` (not sent), `sent` (waiting for the next data
+    build), or `in data <version>` (the build that consumed it, and its retrain job)."""
+    if case.consumed_by_build:
+        job = f" (job {case.consumed_by_job_id})" if case.consumed_by_job_id else ""
+        return f"in data {case.consumed_by_build}{job}"
+    return "sent" if case.send_to_training else "-"
 
 
 def review_decision(judge_failure: str, *, agree: bool, correct_type: str) -> tuple[str, str]:
