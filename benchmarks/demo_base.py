@@ -3,6 +3,7 @@ each, every model played on v1 and on v2 (the rename week).
 
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
         [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
+        [--arms hsa,fixed[,hsa-hi]] [--longer STEPS]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -37,6 +38,7 @@ import yaml
 
 from hat_core.evaluation.call_metrics import paired_difference_interval, wilson
 from hat_core.evaluation.paired import read_case_rows
+from hat_core.harness.io import load_harness
 from hat_core.release.gates import evaluate_zero_shot, gate_config_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,9 +61,17 @@ def wait(procs: list[subprocess.Popen]) -> None:
             sys.exit(f"failed: {' '.join(map(str, proc.args))} (log {proc.stdout.name})")
 
 
-def data(work: Path) -> dict[str, Path]:
+# HSA with (almost) every tool and parameter renamed on every surface: the default renames
+# a tool on 64% of surfaces and a parameter on 48%, so v1's own names stay the most common.
+HARD_RENAMES = ["--set", "hsa.transforms.rename_tools.weight=1.0", "--set",
+                "hsa.transforms.rename_params.weight=1.0", "--set",
+                "hsa.probabilities.rename_element=0.95"]
+ARMS = ("hsa", "fixed", "hsa-hi")
+
+
+def data(work: Path, wanted: set[str]) -> dict[str, Path]:
     s0 = work / "s0" / "variant_000.yaml"
-    if not s0.is_file():
+    if "s0" in wanted and not s0.is_file():
         wait([run([HAT, "augment", str(HARNESSES / "v1.yaml"), "-n", "1", "--seed", "777",
                    "--config", str(CONFIGS / "hsa_pretrain_surface.yaml"), "--out",
                    str(work / "s0")], work / "s0.log")])
@@ -76,7 +86,10 @@ def data(work: Path) -> dict[str, Path]:
         "hsa": (HARNESSES / "v1.yaml", "data_cpu.yaml",
                 ["--set", "scenarios=3000", "--set", "variants=500"]),
         "fixed": (HARNESSES / "v1.yaml", "data_cpu_fixed.yaml", []),
+        "hsa-hi": (HARNESSES / "v1.yaml", "data_cpu.yaml",
+                   ["--set", "scenarios=3000", "--set", "variants=500", *HARD_RENAMES]),
     }
+    builds = {name: b for name, b in builds.items() if name in wanted}
     out = {}
     for name, (harness, config, extra) in builds.items():
         out[name] = work / f"data-{name}"
@@ -101,7 +114,8 @@ def checkpoint(out: Path, step: int) -> Path:
 
 
 def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
-          base_steps: int, start: Path = TOY_LONG) -> dict[str, Path]:
+          base_steps: int, start: Path = TOY_LONG, arms: tuple[str, ...] = ("hsa", "fixed"),
+          longer: int = 0) -> dict[str, Path]:
     models = {}
     for name in bases:
         out = work / f"base-{name}"
@@ -110,7 +124,7 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
                       work / f"base-{name}.log")])
         models[f"{name} base"] = checkpoint(out, base_steps)
         procs = []
-        for arm in ("hsa", "fixed"):
+        for arm in arms:
             arm_out = work / f"{name}-{arm}"
             if not checkpoint(arm_out, max(steps)).is_dir():
                 save = min(steps) if all(s % min(steps) == 0 for s in steps) else 1
@@ -119,6 +133,14 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
             for step in steps:
                 models[f"{name} + {arm} {step}"] = checkpoint(arm_out, step)
         wait(procs)
+        if longer and "hsa" in arms:  # the HSA arm, continued on `multi`'s 1,000 surfaces
+            long_out = work / f"{name}-hsa-long"
+            if not checkpoint(long_out, longer).is_dir():
+                wait([run(sft(checkpoint(work / f"{name}-hsa", max(steps)), sets["multi"],
+                              long_out, longer, "1e-3", 2, longer // 2),
+                          work / f"{name}-hsa-long.log")])
+            for step in (longer // 2, longer):
+                models[f"{name} + hsa-long {step}"] = checkpoint(long_out, step)
     return models
 
 
@@ -147,6 +169,49 @@ def exact(rows: list[dict]) -> list[bool]:
             for r in sorted(rows, key=lambda r: r["scenario_id"])]
 
 
+def renamed_away(old: Path, new: Path) -> set[str]:
+    """The tool and parameter names of `old` that `new` no longer has (v1's names v2 renamed)."""
+    def names(path: Path) -> set[str]:
+        harness = load_harness(path)
+        return {t.name for t in harness.tools} | {p for t in harness.tools
+                                                  for p in t.param_names}
+    return names(old) - names(new)
+
+
+def first_call(row: dict) -> tuple[str, dict] | None:
+    for message in row["transcript"]:
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            fn = message["tool_calls"][0]["function"]
+            try:
+                args = json.loads(fn["arguments"])
+            except (TypeError, ValueError):
+                args = {}
+            return fn["name"], args if isinstance(args, dict) else {}
+        if message["role"] == "assistant":
+            return None
+    return None
+
+
+def misses(rows: list[dict], stale: set[str]) -> dict[str, int]:
+    """Why the cases without an exact first call missed: an old name (a tool or parameter
+    name the week renamed away, i.e. the previous week remembered), another tool (a wrong
+    or blended name), the right tool with wrong arguments, or no call at all."""
+    out = {"old name": 0, "other tool": 0, "wrong arguments": 0, "no call": 0}
+    for row in rows:
+        if row["calls"]["first_call_exact"] or not row["calls"]["needs_call"]:
+            continue
+        call = first_call(row)
+        if call is None:
+            out["no call"] += 1
+        elif call[0] in stale or stale & set(call[1]):
+            out["old name"] += 1
+        elif not row["calls"]["first_tool_right"]:
+            out["other tool"] += 1
+        else:
+            out["wrong arguments"] += 1
+    return out
+
+
 def share(hits: list[bool]) -> dict:
     lo, hi = wilson(sum(hits), len(hits))
     return {"rate": sum(hits) / len(hits), "low": lo, "high": hi, "n": len(hits)}
@@ -166,18 +231,23 @@ def results(work: Path, models: dict[str, Path], steps: list[int], bases: list[s
     rows = {(tag, week): read_case_rows(report(work, tag, week)) for tag in models
             for week in ("v1", "v2")}
     out = {"models": {}, "hsa_vs_fixed_on_v2": {}}
+    stale = renamed_away(HARNESSES / "v1.yaml", HARNESSES / "v2.yaml")
     for tag in models:
         v1, v2 = rows[(tag, "v1")], rows[(tag, "v2")]
         check = next(c for c in evaluate_zero_shot(v2, v1, gates).checks if c.name == "t1")
         out["models"][tag] = {"v1": share(exact(v1)), "v2": share(exact(v2)),
                               "v2_minus_v1": change(exact(v1), exact(v2)),
+                              "v2_misses": misses(v2, stale),
                               "zero_shot_t1": check.verdict or ("passed" if check.passed
                                                                  else "failed")}
     for name in bases:
-        for step in steps:
-            hsa, fixed = (exact(rows[(f"{name} + {arm} {step}", "v2")]) for arm in
-                          ("hsa", "fixed"))
-            out["hsa_vs_fixed_on_v2"][f"{name} {step}"] = change(fixed, hsa)
+        for arm in [a for a in ARMS if a != "fixed" and (f"{name} + {a} {steps[0]}") in models]:
+            for step in steps:
+                if f"{name} + fixed {step}" not in models:
+                    continue
+                hsa, fixed = (exact(rows[(f"{name} + {a} {step}", "v2")]) for a in
+                              (arm, "fixed"))
+                out["hsa_vs_fixed_on_v2"][f"{name} {arm} {step}"] = change(fixed, hsa)
     return out
 
 
@@ -192,11 +262,13 @@ def signed(cell: dict) -> str:
 
 def table(res: dict) -> str:
     lines = ["| model | v1 exact first call | v2 exact first call | v2 - v1, paired | "
-             "zero-shot (T1) |", "|---|---|---|---|---|"]
+             "zero-shot (T1) | v2 misses: old name / other tool / wrong args / no call |",
+             "|---|---|---|---|---|---|"]
     for tag, m in res["models"].items():
+        why = " / ".join(str(n) for n in m["v2_misses"].values())
         lines.append(f"| {tag} | {pct(m['v1'])} | {pct(m['v2'])} | {signed(m['v2_minus_v1'])} "
-                     f"| {m['zero_shot_t1']} |")
-    lines += ["", "| base, steps | HSA - fixed on v2, paired |", "|---|---|"]
+                     f"| {m['zero_shot_t1']} | {why} |")
+    lines += ["", "| base, arm, steps | HSA arm - fixed on v2, paired |", "|---|---|"]
     lines += [f"| {k} | {signed(v)} |" for k, v in res["hsa_vs_fixed_on_v2"].items()]
     return "\n".join(lines)
 
@@ -208,6 +280,12 @@ def main() -> None:
     ap.add_argument("--base-steps", type=int, default=600)
     ap.add_argument("--episodes", type=int, default=45)
     ap.add_argument("--bases", default="s0,multi")
+    ap.add_argument("--arms", default="hsa,fixed",
+                    help=f"story arms trained from each base, of {', '.join(ARMS)}; hsa-hi "
+                         "is HSA with every tool and parameter renamed on almost every surface")
+    ap.add_argument("--longer", type=int, default=0,
+                    help="continue the HSA arm for this many more steps on the `multi` "
+                         "data (HSA, 1,000 surfaces; checkpoints half-way and at the end)")
     ap.add_argument("--start", type=Path, default=TOY_LONG,
                     help="the model each candidate base continues (default: the shipped "
                          "toy-long); e.g. a `hat base build --size toy-parts` output")
@@ -216,8 +294,12 @@ def main() -> None:
     bases = args.bases.split(",")
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "eval").mkdir(exist_ok=True)
-    models = train(args.work, data(args.work), bases, steps, args.base_steps,
-                   args.start)
+    arms = tuple(args.arms.split(","))
+    if unknown := set(arms) - set(ARMS):
+        sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; valid: {', '.join(ARMS)}")
+    wanted = {*bases, *arms} | ({"multi"} if args.longer else set())
+    models = train(args.work, data(args.work, wanted), bases, steps,
+                   args.base_steps, args.start, arms, args.longer)
     evaluate(args.work, models, args.episodes)
     res = results(args.work, models, steps, bases)
     (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")
