@@ -101,15 +101,6 @@ SIZES: dict[str, BaseSize] = {
         corpus_docs=30000, compile=True, bf16=True, probe_n=40, tokenizer_kind="wordchar",
         render_profile="compact", min_tools=2, max_tools=8, opaque_names=0.5,
     ),
-    # `toy-long` with the word-part tokenizer: a known word inside a name is one token
-    # (`query`, `_price`), so copying a name takes a few steps, not one per character.
-    "toy-parts": BaseSize(
-        name="toy-parts", vocab_size=1500, hidden_size=128, num_layers=4, num_heads=4,
-        num_kv_heads=2, head_dim=32, intermediate_size=512, max_position_embeddings=2048,
-        seq_len=768, batch_size=8, steps=3000, lr=2e-3, warmup_steps=100, tokenizer_docs=20000,
-        corpus_docs=30000, compile=True, bf16=True, probe_n=40, tokenizer_kind="wordpart",
-        render_profile="compact", min_tools=2, max_tools=8, opaque_names=0.5,
-    ),
     # `toy`'s recipe at `test` scale: unit tests and `hat repro --quick` (seconds).
     "toy-test": BaseSize(
         name="toy-test", vocab_size=300, hidden_size=64, num_layers=2, num_heads=2,
@@ -119,6 +110,11 @@ SIZES: dict[str, BaseSize] = {
         render_profile="compact", min_tools=2, max_tools=8, opaque_names=0.5,
     ),
 }
+
+
+# `toy-long` with the word-part tokenizer: a known word inside a name is one token
+# (`query`, `_price`), so copying a name takes a few steps, not one per character.
+SIZES["toy-parts"] = replace(SIZES["toy-long"], name="toy-parts", tokenizer_kind="wordpart")
 
 
 def get_size(name: str) -> BaseSize:
