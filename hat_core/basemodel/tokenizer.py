@@ -58,13 +58,13 @@ UNK = "<unk>"
 _PROSE_WORD = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z]{2,}(?![A-Za-z0-9_\-])")
 _EDGE = r"(?<![A-Za-z0-9_\-])(?:{words})(?![A-Za-z0-9_\-])"
 # `wordpart`: the parts of a name or a prose word, each starting where a case-style split
-# (`hat_core.hsa.names.words`) starts one. Lower case: not after a letter; capitalised: anywhere
-# (`getPrice`); separated (`_price`, `-Price`): after anything. Every part ends where the
-# next one would start (`(?![a-z])`: before `_`, `-`, a digit, an upper-case letter or a space).
+# (`hat_core.hsa.names.words`) starts one. Lower case: not after a letter; capitalised or
+# separated (`Price` in `getPrice`, `_price`, `-Price`): after anything. Every part ends where
+# the next one would start (`(?![a-z])`: before `_`, `-`, a digit, an upper-case letter or a
+# space).
 _PART_PATTERNS = {
     "lower": r"(?<![A-Za-z])(?:{words})(?![a-z])",
-    "capital": r"(?:{words})(?![a-z])",
-    "separated": r"(?:{words})(?![a-z])",
+    "other": r"(?:{words})(?![a-z])",
 }
 _PART = re.compile(r"[_\-]?[A-Z]?[a-z]+(?![a-z])")
 
@@ -132,10 +132,8 @@ def train_wordchar_tokenizer(texts: Iterable[str], max_words: int = 1500,
 def _part_kind(word: str) -> str | None:
     if re.fullmatch(r"[a-z]{2,}", word):
         return "lower"
-    if re.fullmatch(r"[A-Z][a-z]+", word):
-        return "capital"
-    if re.fullmatch(r"[_\-][A-Za-z][a-z]+", word) or re.fullmatch(r"[_\-][a-z]{2,}", word):
-        return "separated"
+    if re.fullmatch(r"[_\-]?[A-Z][a-z]+|[_\-][a-z]{2,}", word):
+        return "other"
     return None
 
 
