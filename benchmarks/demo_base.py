@@ -3,7 +3,7 @@ each, every model played on v1 and on v2 (the rename week).
 
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
         [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
-        [--arms hsa,fixed[,hsa-hi]] [--longer STEPS]
+        [--arms hsa,fixed[,hsa-hi]] [--longer STEPS] [--render-profile compact-args]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -39,6 +39,7 @@ import yaml
 from hat_core.evaluation.call_metrics import paired_difference_interval, wilson
 from hat_core.evaluation.paired import read_case_rows
 from hat_core.harness.io import load_harness
+from hat_core.harness.render import PROFILES
 from hat_core.release.gates import evaluate_zero_shot, gate_config_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ HARD_RENAMES = ["--set", "hsa.transforms.rename_tools.weight=1.0", "--set",
 ARMS = ("hsa", "fixed", "hsa-hi")
 
 
-def data(work: Path, wanted: set[str]) -> dict[str, Path]:
+def data(work: Path, wanted: set[str], profile: str = "compact") -> dict[str, Path]:
     s0 = work / "s0" / "variant_000.yaml"
     if "s0" in wanted and not s0.is_file():
         wait([run([HAT, "augment", str(HARNESSES / "v1.yaml"), "-n", "1", "--seed", "777",
@@ -95,18 +96,20 @@ def data(work: Path, wanted: set[str]) -> dict[str, Path]:
         out[name] = work / f"data-{name}"
         if not (out[name] / "manifest.json").is_file():
             wait([run([HAT, "data", "build", "--harness", str(harness), "--config",
-                       str(CONFIGS / config), "--out", str(out[name]), *extra],
+                       str(CONFIGS / config), "--out", str(out[name]), *extra,
+                       "--set", f"render_profile={profile}"],
                       work / f"data-{name}.log")])
     return out
 
 
 def sft(base: Path, dataset: Path, out: Path, steps: int, lr: str, threads: int,
-        save: int) -> list[str]:
+        save: int, profile: str = "compact") -> list[str]:
     return [HAT, "train", "sft", "--config", str(CONFIGS / "sft_cpu.yaml"), "--set",
             f"base={base}", "--set", f"dataset={dataset}", "--set", f"output_dir={out}",
             "--set", f"learning_rate={lr}", "--set", "warmup_steps=10", "--set",
             "per_device_train_batch_size=2", "--set", f"num_threads={threads}", "--set",
-            f"save_steps={save}", "--set", "save_total_limit=20", "--max-steps", str(steps)]
+            f"save_steps={save}", "--set", "save_total_limit=20", "--set",
+            f"render_profile={profile}", "--max-steps", str(steps)]
 
 
 def checkpoint(out: Path, step: int) -> Path:
@@ -115,12 +118,12 @@ def checkpoint(out: Path, step: int) -> Path:
 
 def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
           base_steps: int, start: Path = TOY_LONG, arms: tuple[str, ...] = ("hsa", "fixed"),
-          longer: int = 0) -> dict[str, Path]:
+          longer: int = 0, profile: str = "compact") -> dict[str, Path]:
     models = {}
     for name in bases:
         out = work / f"base-{name}"
         if not checkpoint(out, base_steps).is_dir():
-            wait([run(sft(start, sets[name], out, base_steps, "2e-3", 2, base_steps),
+            wait([run(sft(start, sets[name], out, base_steps, "2e-3", 2, base_steps, profile),
                       work / f"base-{name}.log")])
         models[f"{name} base"] = checkpoint(out, base_steps)
         procs = []
@@ -129,7 +132,7 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
             if not checkpoint(arm_out, max(steps)).is_dir():
                 save = min(steps) if all(s % min(steps) == 0 for s in steps) else 1
                 procs.append(run(sft(models[f"{name} base"], sets[arm], arm_out, max(steps),
-                                     "1e-3", 1, save), work / f"{name}-{arm}.log"))
+                                     "1e-3", 1, save, profile), work / f"{name}-{arm}.log"))
             for step in steps:
                 models[f"{name} + {arm} {step}"] = checkpoint(arm_out, step)
         wait(procs)
@@ -137,14 +140,15 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
             long_out = work / f"{name}-hsa-long"
             if not checkpoint(long_out, longer).is_dir():
                 wait([run(sft(checkpoint(work / f"{name}-hsa", max(steps)), sets["multi"],
-                              long_out, longer, "1e-3", 2, longer // 2),
+                              long_out, longer, "1e-3", 2, longer // 2, profile),
                           work / f"{name}-hsa-long.log")])
             for step in (longer // 2, longer):
                 models[f"{name} + hsa-long {step}"] = checkpoint(long_out, step)
     return models
 
 
-def evaluate(work: Path, models: dict[str, Path], episodes: int) -> None:
+def evaluate(work: Path, models: dict[str, Path], episodes: int,
+             profile: str = "compact") -> None:
     jobs = [(tag, model, week) for tag, model in models.items() for week in ("v1", "v2")]
     for i in range(0, len(jobs), 2):
         procs = []
@@ -152,7 +156,7 @@ def evaluate(work: Path, models: dict[str, Path], episodes: int) -> None:
             out = report(work, tag, week)
             if not out.with_suffix(".cases.jsonl").is_file():
                 procs.append(run([HAT, "eval", "run", str(model), "--suites", "t1",
-                                  "--episodes", str(episodes), "--render-profile", "compact",
+                                  "--episodes", str(episodes), "--render-profile", profile,
                                   "--max-tokens", "160", "--harness",
                                   str(HARNESSES / f"{week}.yaml"), "--out", str(out)],
                                  out.with_suffix(".log"), threads=1))
@@ -289,6 +293,9 @@ def main() -> None:
     ap.add_argument("--start", type=Path, default=TOY_LONG,
                     help="the model each candidate base continues (default: the shipped "
                          "toy-long); e.g. a `hat base build --size toy-parts` output")
+    ap.add_argument("--render-profile", default="compact", choices=PROFILES,
+                    help="how every build, training run and evaluation shows the harness; "
+                         "compact-args adds each parameter's short description")
     args = ap.parse_args()
     steps = sorted(int(s) for s in args.steps.split(","))
     bases = args.bases.split(",")
@@ -298,9 +305,10 @@ def main() -> None:
     if unknown := set(arms) - set(ARMS):
         sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; valid: {', '.join(ARMS)}")
     wanted = {*bases, *arms} | ({"multi"} if args.longer else set())
-    models = train(args.work, data(args.work, wanted), bases, steps,
-                   args.base_steps, args.start, arms, args.longer)
-    evaluate(args.work, models, args.episodes)
+    profile = args.render_profile
+    models = train(args.work, data(args.work, wanted, profile), bases, steps,
+                   args.base_steps, args.start, arms, args.longer, profile)
+    evaluate(args.work, models, args.episodes, profile)
     res = results(args.work, models, steps, bases)
     (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")
     print(table(res))

@@ -12,6 +12,10 @@ Two render profiles:
   per skill; no tool schemas go to the chat template (`Rendered.tools == []`). Headings,
   section order, names, descriptions and order still follow the harness, so HSA variants
   render differently. About 15x shorter than `full` on v1.
+- `compact-args`: `compact` with each parameter's short description after its name
+  (`- 查询商品某个规格的库存: check_stock(product_id 商品编号, sku? 规格)`), so a renamed
+  parameter still says what it holds; `full` says it in the schemas, plain `compact` only
+  through the name and the order.
 
 The profile is chosen per call (`render(h, profile=...)`) or process-wide
 (`use_profile("compact")`, a context manager; `active_profile()`), which is how the
@@ -28,7 +32,10 @@ from dataclasses import dataclass
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.model import PLACEHOLDER, Harness, Hook
 
-PROFILES = ("full", "compact")
+PROFILES = ("full", "compact", "compact-args")
+# the profiles that fold the tools into the system prompt as lines (no schemas)
+COMPACT_PROFILES = ("compact", "compact-args")
+COMPACT_ARG_CHARS = 6
 COMPACT_DESC_CHARS = 12
 COMPACT_DESC_WORDS = 4
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -48,8 +55,10 @@ class Rendered:
 def render(harness: Harness, profile: str | None = None) -> Rendered:
     """Render the system prompt and the tool list the model is given (`profile`: see module
     doc; None = the active profile)."""
-    if check_profile(profile or active_profile()) == "compact":
-        return Rendered(system_prompt=render_compact_prompt(harness), tools=[])
+    name = check_profile(profile or active_profile())
+    if name in COMPACT_PROFILES:
+        return Rendered(system_prompt=render_compact_prompt(harness, args=name == "compact-args"),
+                        tools=[])
     return Rendered(system_prompt=render_system_prompt(harness), tools=render_tools(harness))
 
 
@@ -88,18 +97,35 @@ def short_description(text: str, limit: int = COMPACT_DESC_CHARS) -> str:
     return " ".join(head.split()[:COMPACT_DESC_WORDS])
 
 
+def is_compact(profile: str) -> bool:
+    """Whether `profile` folds the tools into the system prompt (no tool schemas)."""
+    return profile in COMPACT_PROFILES
+
+
 def compact_tool_line(name: str, description: str, params: list[str],
-                      required: list[str]) -> str:
+                      required: list[str], notes: dict[str, str] | None = None) -> str:
     """`- description: name(a, b?)`: description first, so a causal model reading the name
-    has already seen what the tool does; optional parameters end in `?`."""
-    args = ", ".join(p if p in required else f"{p}?" for p in params)
-    return f"- {short_description(description)}: {name}({args})"
+    has already seen what the tool does; optional parameters end in `?`. With `notes`
+    (parameter -> description, the `compact-args` profile) each parameter is followed by its
+    description's first clause: `name(a 说明, b? 说明)`."""
+    def arg(p: str) -> str:
+        text = p if p in required else f"{p}?"
+        note = short_description(notes.get(p, ""), COMPACT_ARG_CHARS) if notes else ""
+        return f"{text} {note}" if note else text
+
+    return f"- {short_description(description)}: {name}({', '.join(arg(p) for p in params)})"
 
 
-def render_compact_prompt(harness: Harness) -> str:
+def param_notes(parameters: dict) -> dict[str, str]:
+    """Parameter name -> description of a JSON-schema `parameters` object."""
+    props = parameters.get("properties") or {}
+    return {k: str(v.get("description", "")) for k, v in props.items() if isinstance(v, dict)}
+
+
+def render_compact_prompt(harness: Harness, args: bool = False) -> str:
     """The compact system prompt: tool lines and skill lines under the harness's headings,
-    in the harness's section order (see module doc)."""
-    blocks = {"tools": _compact_tools(harness), "skills": _compact_skills(harness)}
+    in the harness's section order (see module doc); `args`: the `compact-args` lines."""
+    blocks = {"tools": _compact_tools(harness, args), "skills": _compact_skills(harness)}
     titles = {"tools": "工具", "skills": "技能"}
     placeholders = {"tools": "{tool_list}", "skills": "{skill_list}"}
     style = harness.prompt.style
@@ -113,10 +139,11 @@ def render_compact_prompt(harness: Harness) -> str:
     return "\n".join(parts)
 
 
-def _compact_tools(harness: Harness) -> str:
+def _compact_tools(harness: Harness, args: bool = False) -> str:
     return "\n".join(
         compact_tool_line(t.name, t.description, t.param_names,
-                          list(t.parameters.get("required", [])))
+                          list(t.parameters.get("required", [])),
+                          param_notes(t.parameters) if args else None)
         for t in harness.tools
     )
 

@@ -87,12 +87,12 @@ def sft_row(messages: list[dict], tools) -> dict:
 
 def load_sft_rows(path: str | Path, profile: str | None = None) -> list[dict]:
     """The SFT rows of a JSONL file or dataset directory (see the module docstring). Under
-    the `compact` render profile (`profile`, else the active one) the tool schemas stay out
+    a compact render profile (`profile`, else the active one) the tool schemas stay out
     of the chat template: the rows' system prompts already list the tools."""
-    from hat_core.harness.render import active_profile
+    from hat_core.harness.render import active_profile, is_compact
 
     rows = _sft_source(Path(path))
-    if (profile or active_profile()) == "compact":
+    if is_compact(profile or active_profile()):
         rows = [{**r, "tools": "[]"} for r in rows]
     bad = [i for i, r in enumerate(rows, 1) if not isinstance(r.get("messages"), list)]
     if bad or not rows:

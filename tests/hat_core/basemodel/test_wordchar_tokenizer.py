@@ -115,3 +115,17 @@ def test_older_sizes_keep_their_cache_keys():
         assert not late & set(get_size(name).as_dict())
     assert get_size("toy").as_dict()["tokenizer_kind"] == "wordchar"
     assert get_size("toy").as_dict()["render_profile"] == "compact"
+
+
+def test_compact_args_folds_parameter_descriptions():
+    tools = [{"type": "function", "function": {
+        "name": "lookup", "description": "查询库存",
+        "parameters": {"type": "object", "required": ["item"],
+                       "properties": {"item": {"type": "string", "description": "商品编号"},
+                                      "size": {"type": "string", "description": "规格，可选"}}}}}]
+    messages = [{"role": "user", "content": "有货吗"}]
+    plain = render_text(messages, tools, profile="compact")
+    args = render_text(messages, tools, profile="compact-args")
+    assert "lookup(item, size?)" in plain
+    assert "lookup(item 商品编号, size? 规格)" in args
+    assert "<tools>" not in args and fold_tools(messages, tools, args=True)[0]["role"] == "system"

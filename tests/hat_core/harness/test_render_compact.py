@@ -87,3 +87,37 @@ def test_short_description_drops_lead_ins_and_keeps_content():
     assert short_description("作用 => 查询商品的原价和直播间活动价") == "查询商品的原价和直播间活"
     assert short_description("Purpose: find books by the author name") == "find books by the"
     assert short_description("估算商品发往某个城市的配送时效（天）") == "估算商品发往某个城市的配"
+
+
+def test_compact_args_adds_each_parameters_description(harnesses):
+    v1, v2 = harnesses[0], harnesses[1]
+    prompt = render(v1, "compact-args").system_prompt
+    assert "check_stock(product_id 商品编号, sku? 规格)" in prompt
+    assert "recommend_size(product_id 商品编号, height_cm 身高, weight_kg 体重)" in prompt
+    # v2 renames sku -> variant and weight_kg -> weight; the descriptions still say what
+    # they hold, which plain `compact` cannot
+    renamed = render(v2, "compact-args").system_prompt
+    assert "get_inventory(product_id 商品编号, variant? 规格)" in renamed
+    assert "weight 体重)" in renamed and "weight)" in render(v2, "compact").system_prompt
+    assert render(v1, "compact-args").tools == []
+
+
+def test_compact_args_keeps_the_compact_lines_otherwise(harnesses):
+    for h in harnesses:
+        plain = render(h, "compact").system_prompt.splitlines()
+        args = render(h, "compact-args").system_prompt.splitlines()
+        assert len(plain) == len(args)
+        for a, b in zip(plain, args, strict=True):
+            assert a == b or (a.split("(")[0] == b.split("(")[0] and len(b) > len(a))
+    with use_profile("compact-args"):
+        assert bind(harnesses[0]).rendered == render(harnesses[0], "compact-args")
+
+
+def test_compact_args_follows_a_parameter_rename(harnesses):
+    variant = augment(harnesses[0], random.Random(3), HsaConfig(pool="train")).harness
+    prompt = render(variant, "compact-args").system_prompt
+    for tool in variant.tools:
+        line = next(x for x in prompt.splitlines() if f": {tool.name}(" in x)
+        for name, spec in tool.parameters.get("properties", {}).items():
+            note = short_description(spec.get("description", ""), 6)
+            assert (f"{name} {note}" if note else name) in line or f"{name}? {note}" in line
