@@ -4,6 +4,7 @@ each, every model played on v1 and on v2 (the rename week).
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
         [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
         [--arms hsa,fixed[,hsa-hi]] [--longer STEPS] [--render-profile compact-args]
+        [--by-change]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -23,6 +24,11 @@ v2 - v1 paired on the same scenarios (Bonett-Price 95% interval) and the demo's 
 verdict on T1 (`examples/configs/retrain_demo.yaml`'s gates, margin 0.10); then HSA - fixed
 on v2 at each step, paired. WORK/results.json holds the numbers. Steps already in WORK are
 skipped, so a rerun only adds what is missing.
+
+`--by-change` splits v2 into its single changes (`week_parts`: v1 with only v2's tool renames,
+only its parameter renames, only its skill renames, only its new descriptions, only its tool
+order; and v2 with every rename taken back) and plays the last step's models of each arm on
+each: what each change of the week costs, paired against v1 on the same scenarios.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -164,7 +171,8 @@ def evaluate(work: Path, models: dict[str, Path], episodes: int,
 
 
 def report(work: Path, tag: str, week: str) -> Path:
-    return work / "eval" / f"{tag.replace(' + ', '-').replace(' ', '-')}-{week}.json"
+    name = f"{tag}-{week}".replace(" + ", "-").replace(" ", "-")
+    return work / "eval" / f"{name}.json"
 
 
 def exact(rows: list[dict]) -> list[bool]:
@@ -255,6 +263,92 @@ def results(work: Path, models: dict[str, Path], steps: list[int], bases: list[s
     return out
 
 
+def _renames(old: list[dict], new: list[dict]) -> dict[str, str]:
+    by_id = {x["id"]: x["name"] for x in new}
+    return {x["name"]: by_id[x["id"]] for x in old
+            if x["id"] in by_id and by_id[x["id"]] != x["name"]}
+
+
+def _param_renames(old: dict, new: dict) -> dict[str, str]:
+    """Parameters a tool lost and gained, paired in order (`sku` -> `variant`)."""
+    out = {}
+    by_id = {t["id"]: t for t in new["tools"]}
+    for tool in old["tools"]:
+        if tool["id"] not in by_id:
+            continue
+        before = list((tool.get("parameters") or {}).get("properties") or {})
+        after = list((by_id[tool["id"]].get("parameters") or {}).get("properties") or {})
+        out.update(zip([p for p in before if p not in after],
+                       [p for p in after if p not in before], strict=False))
+    return out
+
+
+def _swap_words(text: str, names: dict[str, str]) -> str:
+    if not names:
+        return text
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    return pattern.sub(lambda m: names[m.group(1)], text)
+
+
+def week_parts(old_path: Path, new_path: Path, out: Path) -> dict[str, Path]:
+    """The week's single changes as harness files: the old harness with only the new tool
+    names, only the new parameter names, only the new skill names, only the new tool and skill
+    descriptions, only the new tool order; and the new harness with every rename taken back
+    (all its other changes). Names are swapped as whole words everywhere they occur."""
+    old_text, new_text = old_path.read_text(), new_path.read_text()
+    old, new = yaml.safe_load(old_text), yaml.safe_load(new_text)
+    tools, skills = _renames(old["tools"], new["tools"]), _renames(old["skills"], new["skills"])
+    params = _param_renames(old, new)
+    described = yaml.safe_load(old_text)
+    for kind in ("tools", "skills"):
+        text_of = {x["id"]: x["description"] for x in new[kind]}
+        for item in described[kind]:
+            item["description"] = text_of.get(item["id"], item["description"])
+    ordered = yaml.safe_load(old_text)
+    rank = {t["id"]: i for i, t in enumerate(new["tools"])}
+    ordered["tools"].sort(key=lambda t: rank.get(t["id"], len(rank)))
+    back = {v: k for k, v in {**tools, **skills, **params}.items()}
+    texts = {"tool names": _swap_words(old_text, tools),
+             "parameter names": _swap_words(old_text, params),
+             "skill names": _swap_words(old_text, skills),
+             "descriptions": yaml.safe_dump(described, allow_unicode=True, sort_keys=False),
+             "tool order": yaml.safe_dump(ordered, allow_unicode=True, sort_keys=False),
+             "all but the renames": _swap_words(new_text, back)}
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for part, text in texts.items():
+        paths[part] = out / f"{part.replace(' ', '-')}.yaml"
+        paths[part].write_text(text)
+        load_harness(paths[part])  # a part that is not a valid harness stops the run here
+    return paths
+
+
+def by_change(work: Path, models: dict[str, Path], episodes: int, profile: str) -> dict:
+    """Every model of `models` on each single change of v2 (see `week_parts`), paired
+    against its own v1 cases."""
+    parts = week_parts(HARNESSES / "v1.yaml", HARNESSES / "v2.yaml", work / "v2-parts")
+    jobs = [(tag, model, part, path) for tag, model in models.items()
+            for part, path in parts.items()]
+    for i in range(0, len(jobs), 2):
+        procs = []
+        for tag, model, part, path in jobs[i:i + 2]:
+            out = report(work, tag, part)
+            if not out.with_suffix(".cases.jsonl").is_file():
+                procs.append(run([HAT, "eval", "run", str(model), "--suites", "t1",
+                                  "--episodes", str(episodes), "--render-profile", profile,
+                                  "--max-tokens", "160", "--harness", str(path),
+                                  "--out", str(out)], out.with_suffix(".log"), threads=1))
+        wait(procs)
+    res = {}
+    for tag in models:
+        v1 = exact(read_case_rows(report(work, tag, "v1")))
+        res[tag] = {}
+        for part in parts:
+            rows = exact(read_case_rows(report(work, tag, part)))
+            res[tag][part] = {**share(rows), "minus_v1": change(v1, rows)}
+    return res
+
+
 def pct(cell: dict) -> str:
     return f"{100 * cell['rate']:.1f} ({100 * cell['low']:.0f}-{100 * cell['high']:.0f})"
 
@@ -262,6 +356,15 @@ def pct(cell: dict) -> str:
 def signed(cell: dict) -> str:
     return (f"{100 * cell['diff']:+.1f} ({100 * cell['low']:+.1f}, {100 * cell['high']:+.1f}); "
             f"{cell['gained']} gained, {cell['lost']} lost")
+
+
+def change_table(res: dict) -> str:
+    parts = list(next(iter(res.values())))
+    lines = ["| model | " + " | ".join(parts) + " |", "|---|" + "---|" * len(parts)]
+    for tag, cells in res.items():
+        lines.append(f"| {tag} | " + " | ".join(f"{100 * c['rate']:.1f}, {signed(c['minus_v1'])}"
+                                               for c in cells.values()) + " |")
+    return "\n".join(lines)
 
 
 def table(res: dict) -> str:
@@ -293,6 +396,8 @@ def main() -> None:
     ap.add_argument("--start", type=Path, default=TOY_LONG,
                     help="the model each candidate base continues (default: the shipped "
                          "toy-long); e.g. a `hat base build --size toy-parts` output")
+    ap.add_argument("--by-change", action="store_true",
+                    help="also play the last step's models on each single change of v2")
     ap.add_argument("--render-profile", default="compact", choices=PROFILES,
                     help="how every build, training run and evaluation shows the harness; "
                          "compact-args adds each parameter's short description")
@@ -310,8 +415,13 @@ def main() -> None:
                    args.base_steps, args.start, arms, args.longer, profile)
     evaluate(args.work, models, args.episodes, profile)
     res = results(args.work, models, steps, bases)
+    if args.by_change:
+        last = {t: m for t, m in models.items() if t.endswith(f" {max(steps)}")}
+        res["v2_by_change"] = by_change(args.work, last, args.episodes, profile)
     (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")
     print(table(res))
+    if args.by_change:
+        print(change_table(res["v2_by_change"]))
 
 
 if __name__ == "__main__":
