@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from transformers.utils.chat_template_utils import render_jinja_template
 
 from hat_core.basemodel.tokenizer import qwen3_chat_template
-from hat_core.harness.render import compact_tool_line, is_compact, param_notes
+from hat_core.harness.render import COMPACT_STYLES, CompactStyle, compact_tool_line, param_notes
 
 COMPACT_HEADINGS = ("## 工具", "## Tools", "工具：", "Tools:", "[Available tools]", "《工具》")
 
@@ -38,18 +38,19 @@ class Sample:
 
 
 def fold_tools(messages: list[dict], tools: list[dict] | None,
-               args: bool = False) -> list[dict]:
+               style: CompactStyle = CompactStyle()) -> list[dict]:
     """`messages` with `tools` as compact lines (`- description: name(params)`) at the end of
-    the system message (one is added if there is none); `args`: each parameter with its short
-    description (the `compact-args` profile). The heading depends on the tool names only, so
-    a sample always folds the same way."""
+    the system message (one is added if there is none), written in `style` (the compact
+    profile's, `hat_core.harness.render.COMPACT_STYLES`). The heading depends on the tool
+    names only, so a sample always folds the same way."""
     if not tools:
         return messages
     funcs = [t["function"] for t in tools]
     lines = [compact_tool_line(f["name"], f.get("description", ""),
                                list(f.get("parameters", {}).get("properties", {})),
                                list(f.get("parameters", {}).get("required", [])),
-                               param_notes(f.get("parameters", {})) if args else None)
+                               param_notes(f.get("parameters", {})) if style.args else None,
+                               style.desc_chars)
              for f in funcs]
     heading = COMPACT_HEADINGS[sum(map(ord, funcs[0]["name"])) % len(COMPACT_HEADINGS)]
     block = "\n".join([heading, *lines])
@@ -62,8 +63,8 @@ def render_text(messages: list[dict], tools: list[dict] | None = None,
                 add_generation_prompt: bool = False, profile: str = "full") -> str:
     """`messages` (and `tools`) rendered by the qwen3 chat template; with a compact profile
     the tools are folded into the system message (`fold_tools`)."""
-    if is_compact(profile):
-        messages, tools = fold_tools(messages, tools, args=profile == "compact-args"), None
+    if profile in COMPACT_STYLES:
+        messages, tools = fold_tools(messages, tools, COMPACT_STYLES[profile]), None
     rendered, _ = render_jinja_template(
         conversations=[messages], tools=tools, chat_template=qwen3_chat_template(),
         add_generation_prompt=add_generation_prompt,

@@ -16,6 +16,8 @@ Two render profiles:
   (`- 查询商品某个规格的库存: check_stock(product_id 商品编号, sku? 规格)`), so a renamed
   parameter still says what it holds; `full` says it in the schemas, plain `compact` only
   through the name and the order.
+- `compact-args-long`: `compact-args` with descriptions cut at 24 characters instead of 12,
+  so most tool descriptions are shown whole.
 
 The profile is chosen per call (`render(h, profile=...)`) or process-wide
 (`use_profile("compact")`, a context manager; `active_profile()`), which is how the
@@ -32,11 +34,24 @@ from dataclasses import dataclass
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.model import PLACEHOLDER, Harness, Hook
 
-PROFILES = ("full", "compact", "compact-args")
-# the profiles that fold the tools into the system prompt as lines (no schemas)
-COMPACT_PROFILES = ("compact", "compact-args")
 COMPACT_ARG_CHARS = 6
 COMPACT_DESC_CHARS = 12
+
+
+@dataclass(frozen=True)
+class CompactStyle:
+    """How a compact profile writes a tool line: with parameter notes or not, and where a
+    description is cut (characters of Chinese)."""
+
+    args: bool = False
+    desc_chars: int = COMPACT_DESC_CHARS
+
+
+# the profiles that fold the tools into the system prompt as lines (no schemas)
+COMPACT_STYLES = {"compact": CompactStyle(),
+                  "compact-args": CompactStyle(args=True),
+                  "compact-args-long": CompactStyle(args=True, desc_chars=24)}
+PROFILES = ("full", *COMPACT_STYLES)
 COMPACT_DESC_WORDS = 4
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _DESC_CUT = re.compile(r"[（(，,。；;]")
@@ -56,8 +71,8 @@ def render(harness: Harness, profile: str | None = None) -> Rendered:
     """Render the system prompt and the tool list the model is given (`profile`: see module
     doc; None = the active profile)."""
     name = check_profile(profile or active_profile())
-    if name in COMPACT_PROFILES:
-        return Rendered(system_prompt=render_compact_prompt(harness, args=name == "compact-args"),
+    if name in COMPACT_STYLES:
+        return Rendered(system_prompt=render_compact_prompt(harness, COMPACT_STYLES[name]),
                         tools=[])
     return Rendered(system_prompt=render_system_prompt(harness), tools=render_tools(harness))
 
@@ -99,21 +114,23 @@ def short_description(text: str, limit: int = COMPACT_DESC_CHARS) -> str:
 
 def is_compact(profile: str) -> bool:
     """Whether `profile` folds the tools into the system prompt (no tool schemas)."""
-    return profile in COMPACT_PROFILES
+    return profile in COMPACT_STYLES
 
 
 def compact_tool_line(name: str, description: str, params: list[str],
-                      required: list[str], notes: dict[str, str] | None = None) -> str:
+                      required: list[str], notes: dict[str, str] | None = None,
+                      desc_chars: int = COMPACT_DESC_CHARS) -> str:
     """`- description: name(a, b?)`: description first, so a causal model reading the name
     has already seen what the tool does; optional parameters end in `?`. With `notes`
-    (parameter -> description, the `compact-args` profile) each parameter is followed by its
+    (parameter -> description, the `compact-args` profiles) each parameter is followed by its
     description's first clause: `name(a 说明, b? 说明)`."""
     def arg(p: str) -> str:
         text = p if p in required else f"{p}?"
         note = short_description(notes.get(p, ""), COMPACT_ARG_CHARS) if notes else ""
         return f"{text} {note}" if note else text
 
-    return f"- {short_description(description)}: {name}({', '.join(arg(p) for p in params)})"
+    args = ", ".join(arg(p) for p in params)
+    return f"- {short_description(description, desc_chars)}: {name}({args})"
 
 
 def param_notes(parameters: dict) -> dict[str, str]:
@@ -122,10 +139,11 @@ def param_notes(parameters: dict) -> dict[str, str]:
     return {k: str(v.get("description", "")) for k, v in props.items() if isinstance(v, dict)}
 
 
-def render_compact_prompt(harness: Harness, args: bool = False) -> str:
+def render_compact_prompt(harness: Harness, style: CompactStyle = CompactStyle()) -> str:
     """The compact system prompt: tool lines and skill lines under the harness's headings,
-    in the harness's section order (see module doc); `args`: the `compact-args` lines."""
-    blocks = {"tools": _compact_tools(harness, args), "skills": _compact_skills(harness)}
+    in the harness's section order (see module doc), written in `style`."""
+    blocks = {"tools": _compact_tools(harness, style),
+              "skills": _compact_skills(harness, style.desc_chars)}
     titles = {"tools": "工具", "skills": "技能"}
     placeholders = {"tools": "{tool_list}", "skills": "{skill_list}"}
     style = harness.prompt.style
@@ -139,17 +157,18 @@ def render_compact_prompt(harness: Harness, args: bool = False) -> str:
     return "\n".join(parts)
 
 
-def _compact_tools(harness: Harness, args: bool = False) -> str:
+def _compact_tools(harness: Harness, style: CompactStyle) -> str:
     return "\n".join(
         compact_tool_line(t.name, t.description, t.param_names,
                           list(t.parameters.get("required", [])),
-                          param_notes(t.parameters) if args else None)
+                          param_notes(t.parameters) if style.args else None, style.desc_chars)
         for t in harness.tools
     )
 
 
-def _compact_skills(harness: Harness) -> str:
-    return "\n".join(f"- {short_description(s.description)}: {s.name}" for s in harness.skills)
+def _compact_skills(harness: Harness, desc_chars: int = COMPACT_DESC_CHARS) -> str:
+    return "\n".join(f"- {short_description(s.description, desc_chars)}: {s.name}"
+                     for s in harness.skills)
 
 
 def render_tools(harness: Harness) -> list[dict]:

@@ -21,6 +21,7 @@ from hat_core.basemodel.tokenizer import (
     train_wordchar_tokenizer,
 )
 from hat_core.basemodel.tool_corpus import ToolMix, tool_sample
+from hat_core.harness.render import COMPACT_STYLES
 
 TEXTS = ["北京明天天气怎么样？", "Convert 12 km to miles, please.", "getWeatherForecast",
          "fetch_train_tickets_v2", "ykqVgjT", "用户想查天气。weatherForecast可以做到。",
@@ -128,4 +129,5 @@ def test_compact_args_folds_parameter_descriptions():
     args = render_text(messages, tools, profile="compact-args")
     assert "lookup(item, size?)" in plain
     assert "lookup(item 商品编号, size? 规格)" in args
-    assert "<tools>" not in args and fold_tools(messages, tools, args=True)[0]["role"] == "system"
+    assert "<tools>" not in args
+    assert fold_tools(messages, tools, COMPACT_STYLES["compact-args"])[0]["role"] == "system"

@@ -121,3 +121,13 @@ def test_compact_args_follows_a_parameter_rename(harnesses):
         for name, spec in tool.parameters.get("properties", {}).items():
             note = short_description(spec.get("description", ""), 6)
             assert (f"{name} {note}" if note else name) in line or f"{name}? {note}" in line
+
+
+def test_compact_args_long_shows_whole_descriptions(harnesses):
+    v2 = harnesses[1]
+    short = render(v2, "compact-args").system_prompt
+    long = render(v2, "compact-args-long").system_prompt
+    # v2's price tool: cut at 12 characters it loses what it prices
+    assert "- 查询商品原价与本场直播的: query_price(" in short
+    assert "- 查询商品原价与本场直播的活动价: query_price(product_id 商品编号)" in long
+    assert short.replace("商品编号", "") != long.replace("商品编号", "")
