@@ -130,15 +130,20 @@ def test_each_arm_runs_vllm_on_its_own_pointer_and_the_gateway_asks_both():
         service = SERVICES[name]
         assert service["entrypoint"] == ["python", "-m", "hat_core.serving.arm_server"]
         command = service["command"].split()
-        assert command[:3] == ["--pointer", f"/serving/{arm}.json", "--"]
-        assert command[3:5] == ["vllm", "serve"] and "{model}" in command
+        assert command[:5] == ["--pointer", f"/serving/{arm}.json", "--ports", "8000,8001",
+                               "--"]
+        assert command[5:7] == ["vllm", "serve"] and "{model}" in command
         assert command[command.index("--served-model-name") + 1] == "{name}"
+        assert command[command.index("--port") + 1] == "{port}"  # blue-green: either port
+        health = " ".join(service["healthcheck"]["test"])
+        assert "127.0.0.1:8000/health" in health and "127.0.0.1:8001/health" in health
         assert service["volumes"] == ["serving-models:/serving:ro"]
         assert service["build"]["dockerfile"] == "deploy/gpu/Dockerfile"
         assert "ports" not in service  # reached through the gateway only
     gateway = SERVICES["worker-gpu"]["command"].split()
     backends = [gateway[i + 1] for i, w in enumerate(gateway) if w == "--gateway-backend-url"]
-    assert backends == [f"http://{name}:8000" for name in ARMS.values()]
+    assert backends == [f"http://{name}:{port}" for name in ARMS.values()
+                        for port in (8000, 8001)]
     sync = SERVICES["model-sync"]
     assert sync["command"] == "hat model-sync --root /var/lib/hat/serving-models"
     assert "serving-models:/var/lib/hat/serving-models" in sync["volumes"]
@@ -152,9 +157,10 @@ def test_the_pointer_folders_resolve_inside_the_vllm_containers(tmp_path):
     from hat_core.serving.model_sync import ArmModel
 
     model = ArmModel("control", "hat-agent", "3", "hat-agent/3", "hat-agent/3/model")
-    command = SERVICES["vllm-control"]["command"].split()[3:]
-    line = command_for(command, model, Path("/serving"))
+    command = SERVICES["vllm-control"]["command"].split()[5:]
+    line = command_for(command, model, Path("/serving"), 8001)
     assert line[2] == "/serving/hat-agent/3/model" and "hat-agent/3" in line
+    assert line[line.index("--port") + 1] == "8001"
 
 
 def test_the_teacher_is_not_an_arm_and_the_console_links_reach_a_browser():
