@@ -1,20 +1,29 @@
 """The A/B gateway's added latency: the same requests to a loopback backend directly and
 through the gateway (sticky assignment, routing, exposure queued), at concurrency 1, 8, 32.
 
-Three kinds of process, so that no two costs share an interpreter: the backend (a minimal
-OpenAI-style server that answers at once), one gateway process per source tree measured
-(`running_gateway` with a fixed slot, exposures into its own migrated SQLite store), and a
-fresh client process per measurement (aiohttp, `concurrency` requests in flight). With
-`--before DIR` a second gateway runs the code of another checkout (e.g. `git worktree add
-/tmp/before HEAD~1`), so before and after are measured in the same run, interleaved, on the
-same backend. Each repetition measures direct, then each gateway, per level; the table gives
-the median over repetitions of each run's P50 and P95, the added ms and the ratio
-through/direct, and each gateway checks that every request it answered became a row (none
-lost under load). The load average is printed at the start and the end. Goal (issue #23):
-at most 5 ms added at P50.
+Run (one command that prints the table; 5 to 6 minutes here on 2 cores at load average 4 to 8):
 
-Run: .venv/bin/python benchmarks/gateway_overhead.py [--requests 400] [--concurrency 1,8,32]
-         [--repeat 3] [--before DIR]
+    .venv/bin/python benchmarks/gateway_overhead.py --requests 400 --repeat 5
+
+Three kinds of process, so that no two costs share an interpreter: the backend (a minimal
+OpenAI-style server that answers at once), the gateway processes (`running_gateway` with a
+fixed slot, exposures into a migrated SQLite store per configuration) and a fresh client
+process per measurement (aiohttp, `concurrency` requests in flight). The gateway runs in
+every configuration of `--gateways`, side by side in the same run on the same backend:
+`asyncio+h11 x1` (uvicorn's pure-Python loop and parser, the gateway before uvloop),
+`uvloop+httptools x1` (the default engine) and `uvloop+httptools x2` (two processes on one
+port, SO_REUSEPORT, as `hat gateway --workers 2`). With `--before DIR` one more gateway runs
+the code of another checkout (e.g. `git worktree add /tmp/before HEAD~1`). Each repetition
+measures direct, then each gateway, per level; the table gives the median over repetitions
+of each run's P50 and P95, the added ms and the ratio gateway/direct, and each configuration
+checks that every request it was sent became a stored exposure (the run fails if one is
+lost). The load average is printed at the start and the end: on a loaded machine compare
+the ratios of one run, not absolute numbers across runs. `--profile DIR` samples each
+gateway process with py-spy (raw stacks) during the last repetition at the highest level.
+Goal (issue #23): at most 5 ms added at P50.
+
+Options: [--requests 400] [--concurrency 1,8,32] [--repeat 3] [--warm 40]
+         [--gateways NAME,...] [--before DIR] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -269,7 +278,7 @@ def run(args, levels: list[int], setups: dict, tmp: Path) -> None:
             for c in levels:
                 results[(c, "direct")].append(_measure(backend, args.requests, c, args.warm))
                 for name, gateway in gateways.items():
-                    def measure(url=gateway[0]):
+                    def measure(url=gateway[0], c=c):
                         return _measure(url, args.requests, c, args.warm)
                     profile = rep == args.repeat - 1 and c == max(levels)
                     results[(c, name)].append(_profiled(args, name, gateway, measure)
