@@ -1,6 +1,6 @@
 """`hat gateway`: the A/B gateway on the embedded default, wired to the store and registry.
 
-    hat gateway [--experiment NAME] [--host 127.0.0.1] [--port 8080]
+    hat gateway [--experiment NAME] [--host 127.0.0.1] [--port 8080] [--workers N]
 
 Serves `POST /v1/chat/completions` (OpenAI-compatible) in front of the slot's champion
 (control arm) and challenger (treatment arm), each loaded in this process from the MLflow
@@ -12,12 +12,16 @@ newest of the slot, else a new one named `SLOT-default` with a 50/50 split.
 `--backend-url URL` forwards every arm to an OpenAI-compatible server instead (production:
 vLLM), asking for the model `NAME/VERSION` of the arm; given several times (one vLLM per
 arm), each version goes to the server that lists it (`url_backends`).
+`--workers N` runs N gateway processes on the port (uvloop and httptools in each; default 2
+when forwarding, 1 when the models load here): see `embedded_gateway`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +33,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hat_cli.errors import exits_on_error
 from hat_core.serving.arms import ArmTable, ArmTarget, ChatBackend, LocalBackend
 from hat_core.serving.exposure import ExposureLog
+from hat_core.serving.runner import Engine
 from hat_core.serving.switch import SlotFollower
 
 DEFAULT_PORT = 8080
@@ -73,10 +78,12 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
                     open_backend: Callable[[ArmTarget], ChatBackend], host: str = "127.0.0.1",
                     port: int = 0, follow_every_s: float = 1.0,
                     say: Callable[[str], None] = lambda line: None,
-                    read: Callable[[], dict] | None = None) -> Iterator[RunningGateway]:
+                    read: Callable[[], dict] | None = None,
+                    engine: Engine = Engine()) -> Iterator[RunningGateway]:
     """The gateway of `experiment` (a `db.values.AbExperiment`) until the block ends; then
     in-flight requests finish and every queued exposure is written. The arms follow the
-    store's slot (`read` replaces that, for benchmarks)."""
+    store's slot (`read` replaces that, for benchmarks); `engine` is uvicorn's loop and
+    parser, and whether the port is shared with other gateway processes."""
     from db.engine import in_transaction
     from db.exposures_repo import add_exposures
     from db.outcomes_repo import add_outcomes
@@ -113,7 +120,7 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
         except Exception as exc:  # noqa: BLE001  (answer 503 until the follower loads it)
             say(f"gateway: the arms could not be loaded yet: {exc}")
         follower.start()
-        with serve_in_thread(app, host=host, port=port) as url:
+        with serve_in_thread(app, host=host, port=port, engine=engine) as url:
             yield RunningGateway(url, table, exposures, follower)
     finally:
         follower.stop()
@@ -137,22 +144,71 @@ def url_backends(base_urls: str | list[str]) -> Callable[[ArmTarget], ChatBacken
     return lambda target: PoolBackend(urls, target.label)
 
 
+def default_workers(backend_url: list[str] | None) -> int:
+    """Gateway processes when `--workers` is not given: 2 when forwarding (measured faster at
+    concurrency 8 and 32, docs/operations.md), 1 when the models run in the process (each
+    worker would load its own copy)."""
+    return min(2, os.cpu_count() or 1) if backend_url else 1
+
+
+def sibling_command(experiment_id: int, host: str, port: int, follow_every_s: float,
+                    backend_url: list[str] | None) -> list[str]:
+    """The command line of one more gateway process on the same port and experiment."""
+    line = [sys.executable, "-m", "hat_cli", "gateway", "--experiment", str(experiment_id),
+            "--host", host, "--port", str(port), "--follow-every", str(follow_every_s),
+            "--workers", "1", "--shared-port"]
+    for url in backend_url or []:
+        line += ["--backend-url", url]
+    return line
+
+
+@contextlib.contextmanager
+def sibling_gateways(commands: list[list[str]], say: Callable[[str], None]) -> Iterator[list]:
+    """The processes of `commands` until the block ends; then each is asked to stop at
+    once (SIGTERM: it lets requests finish and writes its queued exposures) and waited for."""
+    from hat_core.children import spawn, stop_group
+
+    procs = []
+    try:
+        for command in commands:
+            procs.append(spawn(command))
+            say(f"gateway: worker process {procs[-1].pid} on the same port")
+        yield procs
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            stop_group(proc, grace=60)
+
+
+@contextlib.contextmanager
 def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,
                      follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo,
-                     backend_url: list[str] | None = None):
+                     backend_url: list[str] | None = None, workers: int | None = None,
+                     shared_port: bool = False) -> Iterator[RunningGateway]:
     """`running_gateway` on the settings' registry: models loaded in this process, or
-    forwarded to the servers of `backend_url` (`url_backends`)."""
+    forwarded to the servers of `backend_url` (`url_backends`). `workers` > 1: as many
+    gateway processes on one port (SO_REUSEPORT), this one and `workers - 1` children, each
+    with its own exposure writer and slot follower (the assignment is a pure hash, so they
+    agree); `shared_port`: this process is one of them."""
     from hat_cli.db_cmd import whoami
     from hat_core.release.registry import ModelRegistry
 
+    workers = default_workers(backend_url) if workers is None else workers
     experiment = choose_experiment(sessions, experiment_ref, actor=whoami())
     registry = ModelRegistry(settings.resolved_mlflow_uri())
     backends = url_backends(backend_url) if backend_url else registry_backends(
         registry, Path(settings.home).resolve() / "serving")
-    say(f"gateway: experiment {experiment.name} (id {experiment.id}, treatment share "
-        f"{experiment.treatment_share})")
-    return running_gateway(sessions, experiment, open_backend=backends, host=host, port=port,
-                           follow_every_s=follow_every_s, say=say)
+    if not shared_port:
+        say(f"gateway: experiment {experiment.name} (id {experiment.id}, treatment share "
+            f"{experiment.treatment_share}), {workers} process(es)")
+    engine = Engine(reuse_port=shared_port or workers > 1)
+    with running_gateway(sessions, experiment, open_backend=backends, host=host, port=port,
+                         follow_every_s=follow_every_s, say=say, engine=engine) as running:
+        bound = int(running.url.rsplit(":", 1)[1])
+        with sibling_gateways([sibling_command(experiment.id, host, bound, follow_every_s,
+                                               backend_url)] * (workers - 1), say):
+            yield running
 
 
 @exits_on_error
@@ -167,6 +223,11 @@ def gateway(
                                           help="forward to this OpenAI-compatible server "
                                                "(vLLM), model = NAME/VERSION, instead of "
                                                "loading here; repeat for one server per arm"),
+    workers: int = typer.Option(None, "--workers", min=1,
+                                help="gateway processes on the port (default: 2 with "
+                                     "--backend-url, else 1)"),
+    shared_port: bool = typer.Option(False, "--shared-port", hidden=True,
+                                     help="one of several processes on the port"),
 ) -> None:
     """Run the A/B gateway until Ctrl-C (OpenAI-compatible, sticky arms, exposures)."""
     from hat_cli.db_cmd import open_store
@@ -174,9 +235,10 @@ def gateway(
 
     sessions = open_store()
     with embedded_gateway(sessions, load_settings(), experiment_ref=experiment, host=host,
-                          port=port, follow_every_s=follow_every,
-                          backend_url=backend_url) as running:
-        typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
+                          port=port, follow_every_s=follow_every, backend_url=backend_url,
+                          workers=workers, shared_port=shared_port) as running:
+        if not shared_port:
+            typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())  # a clean stop writes exposures
         with contextlib.suppress(KeyboardInterrupt):

@@ -7,7 +7,8 @@ Beside the deployments it runs the A/B gateway (`hat gateway`, port `--gateway-p
 the embedded default: the slot's champion and challenger in this process, every request an
 exposure; `--no-gateway` leaves serving to the production proxy. `--gateway-host 0.0.0.0`
 in a container whose port is published; `--gateway-backend-url URL` (once per arm's vLLM)
-forwards the arms instead of loading them here.
+forwards the arms instead of loading them here; `--gateway-workers N` runs N gateway
+processes on the port (default 2 when forwarding, 1 when the models load here).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def serve(
         None, "--gateway-backend-url", help="the arms' OpenAI-compatible server (vLLM), "
                                             "repeat for one per arm; default: models loaded "
                                             "in this process"),
+    gateway_workers: int = typer.Option(None, "--gateway-workers", min=1,
+                                        help="gateway processes on the port (default: 2 "
+                                             "with --gateway-backend-url, else 1)"),
 ) -> None:
     """Serve the retrain deployment (harness-change event + weekly cron) and the reconciler."""
     settings = load_settings()
@@ -84,7 +88,7 @@ def serve(
         loop.start()
         try:
             with _gateway(gateway, sessions, settings, experiment,
-                          (gateway_host, gateway_port), gateway_backend_url):
+                          (gateway_host, gateway_port), gateway_backend_url, gateway_workers):
                 serve_forever(str(config) if config else None, retrain_config.train_slot)
         finally:
             quiet_signals()  # a second Ctrl-C / SIGTERM must not break the clean-up
@@ -94,14 +98,14 @@ def serve(
 
 
 def _gateway(enabled: bool, sessions, settings, experiment: str | None,
-             address: tuple[str, int], backend_url: list[str] | None):
+             address: tuple[str, int], backend_url: list[str] | None, workers: int | None):
     if not enabled:
         return nullcontext()
     from hat_cli.gateway_cmd import embedded_gateway
 
     return embedded_gateway(sessions, settings, experiment_ref=experiment, host=address[0],
                             port=address[1], say=lambda line: typer.echo(line, err=True),
-                            backend_url=backend_url)
+                            backend_url=backend_url, workers=workers)
 
 
 def quiet_signals() -> None:

@@ -56,6 +56,64 @@ def test_services_are_the_production_stack():
             "worker" if profile == "cpu" else "worker-gpu"]
 
 
+class MissingVariable(Exception):
+    """What `docker compose` reports for a `${VAR:?message}` whose variable is unset."""
+
+
+def interpolate(text: str, env: dict[str, str]) -> str:
+    """Compose's substitution of `${VAR}`, `${VAR:-default}`, `${VAR-default}`,
+    `${VAR:?message}`, `${VAR?message}` and `$$` (the forms this file may use)."""
+    def one(match: re.Match) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, op, arg = match.group("name"), match.group("op") or "", match.group("arg") or ""
+        value = env.get(name)
+        unset = value is None or (op.startswith(":") and value == "")
+        if op.endswith("?") and unset:
+            raise MissingVariable(f"required variable {name} is missing a value: {arg}")
+        if op.endswith("-") and unset:
+            return arg
+        return value or ""
+    return re.sub(r"\$\$|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}",
+                  one, text)
+
+
+def interpolated(value, env: dict[str, str]):
+    """The parsed file with every string substituted (compose interpolates values, not
+    comments)."""
+    if isinstance(value, dict):
+        return {k: interpolated(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolated(v, env) for v in value]
+    return interpolate(value, env) if isinstance(value, str) else value
+
+
+def started(env: dict[str, str]) -> set[str]:
+    """The services `docker compose up` starts with `env` as its shell and .env variables."""
+    config = interpolated(COMPOSE, env)
+    profiles = {p for p in env.get("COMPOSE_PROFILES", "").split(",") if p}
+    return {name for name, s in config["services"].items()
+            if "profiles" not in s or profiles & set(s["profiles"])}
+
+
+def test_without_compose_profiles_compose_refuses_to_start_at_all():
+    """The worker is under a profile: with COMPOSE_PROFILES unset (no .env, or an old one)
+    compose would start the stack without any worker and say nothing, so the variable is
+    required in a part every service reads, and the refusal says what to set."""
+    env = env_example()
+    del env["COMPOSE_PROFILES"]
+    for unset in (env, {**env, "COMPOSE_PROFILES": ""}):
+        with pytest.raises(MissingVariable, match="COMPOSE_PROFILES.*cpu.*gpu.*\\.env"):
+            started(unset)
+    guard = [name for name, service in SERVICES.items()
+             if "COMPOSE_PROFILES" in (service.get("environment") or {})]
+    assert "migrate" in guard and "profiles" not in SERVICES["migrate"]  # read in every stack
+    assert started({**env, "COMPOSE_PROFILES": "cpu"}) >= {"worker", "migrate", "console"}
+    gpu = started({**env, "COMPOSE_PROFILES": "gpu"})
+    assert "worker-gpu" in gpu and "worker" not in gpu
+    assert interpolate("${A:-x} ${B:?no} $${C}", {"B": "b"}) == "x b ${C}"
+
+
 def test_gpu_services_each_reserve_their_own_gpu():
     ids = {name: gpu_ids(SERVICES[name]) for name in
            ("worker-gpu", "vllm-control", "vllm-treatment", "vllm-teacher")}
@@ -72,15 +130,20 @@ def test_each_arm_runs_vllm_on_its_own_pointer_and_the_gateway_asks_both():
         service = SERVICES[name]
         assert service["entrypoint"] == ["python", "-m", "hat_core.serving.arm_server"]
         command = service["command"].split()
-        assert command[:3] == ["--pointer", f"/serving/{arm}.json", "--"]
-        assert command[3:5] == ["vllm", "serve"] and "{model}" in command
+        assert command[:5] == ["--pointer", f"/serving/{arm}.json", "--ports", "8000,8001",
+                               "--"]
+        assert command[5:7] == ["vllm", "serve"] and "{model}" in command
         assert command[command.index("--served-model-name") + 1] == "{name}"
+        assert command[command.index("--port") + 1] == "{port}"  # blue-green: either port
+        health = " ".join(service["healthcheck"]["test"])
+        assert "127.0.0.1:8000/health" in health and "127.0.0.1:8001/health" in health
         assert service["volumes"] == ["serving-models:/serving:ro"]
         assert service["build"]["dockerfile"] == "deploy/gpu/Dockerfile"
         assert "ports" not in service  # reached through the gateway only
     gateway = SERVICES["worker-gpu"]["command"].split()
     backends = [gateway[i + 1] for i, w in enumerate(gateway) if w == "--gateway-backend-url"]
-    assert backends == [f"http://{name}:8000" for name in ARMS.values()]
+    assert backends == [f"http://{name}:{port}" for name in ARMS.values()
+                        for port in (8000, 8001)]
     sync = SERVICES["model-sync"]
     assert sync["command"] == "hat model-sync --root /var/lib/hat/serving-models"
     assert "serving-models:/var/lib/hat/serving-models" in sync["volumes"]
@@ -94,9 +157,10 @@ def test_the_pointer_folders_resolve_inside_the_vllm_containers(tmp_path):
     from hat_core.serving.model_sync import ArmModel
 
     model = ArmModel("control", "hat-agent", "3", "hat-agent/3", "hat-agent/3/model")
-    command = SERVICES["vllm-control"]["command"].split()[3:]
-    line = command_for(command, model, Path("/serving"))
+    command = SERVICES["vllm-control"]["command"].split()[5:]
+    line = command_for(command, model, Path("/serving"), 8001)
     assert line[2] == "/serving/hat-agent/3/model" and "hat-agent/3" in line
+    assert line[line.index("--port") + 1] == "8001"
 
 
 def test_the_teacher_is_not_an_arm_and_the_console_links_reach_a_browser():

@@ -6,5 +6,5 @@ now, and backends: in-process transformers or any OpenAI-compatible URL), `switc
 the slot's promotions and swap the arms without a restart), `gateway` (the OpenAI-compatible
 HTTP app), `runner` (uvicorn in a thread); production on GPU hosts: `model_sync` (download
 each arm's slot version to the serving volume and point the arm at it) and `arm_server`
-(one arm's vLLM, restarted on the version its pointer names).
+(one arm's vLLM, moved blue-green to the version its pointer names).
 """

@@ -26,6 +26,7 @@ from typing import Protocol
 from hat_core.errors import HatError
 
 DEFAULT_MAX_TOKENS = 256
+JSON_HEADERS = {"content-type": "application/json"}
 
 
 class ArmUnavailable(HatError):
@@ -130,8 +131,13 @@ class HttpBackend:
 
     def __init__(self, base_url: str, *, model: str | None = None, timeout_s: float = 120.0,
                  max_connections: int = 256):
+        import aiohttp  # here, in the opener's thread: its first import blocks ~0.3 s
+        import yarl  # aiohttp's own URL type (a dependency of aiohttp)
+
         self.base_url, self.model = base_url.rstrip("/"), model
         self.timeout_s, self.max_connections = timeout_s, max_connections
+        self._url = yarl.URL(f"{self.base_url}/v1/chat/completions")  # parsed once
+        self._errors = (TimeoutError, aiohttp.ClientError)
         self._sessions: dict = {}  # event loop -> aiohttp.ClientSession
 
     def _session(self):
@@ -148,17 +154,14 @@ class HttpBackend:
         return session
 
     async def _post(self, body: dict) -> tuple[int, bytes]:
-
-        import aiohttp
         import orjson
 
         sent = {**body, "model": self.model} if self.model else body
         try:
-            async with self._session().post(
-                    f"{self.base_url}/v1/chat/completions", data=orjson.dumps(sent),
-                    headers={"content-type": "application/json"}) as answer:
+            async with self._session().post(self._url, data=orjson.dumps(sent),
+                                            headers=JSON_HEADERS) as answer:
                 return answer.status, await answer.read()
-        except (TimeoutError, aiohttp.ClientError) as exc:
+        except self._errors as exc:
             raise ArmUnavailable(f"{self.base_url} is not answering "
                                  f"({type(exc).__name__}: {exc})") from None
 
@@ -216,6 +219,15 @@ class PoolBackend:
 
     def _read(self) -> list[str]:
         return [url for url in self._backends if self.model in self._listing(url)]
+
+    def recheck(self) -> None:
+        """Read the listing again before this pool serves an arm once more (a rollback to a
+        version served a while ago): `ArmUnavailable` while no server lists it any longer
+        (its server stopped; blue-green is loading it again elsewhere)."""
+        serving = self._read()
+        if not serving:
+            raise ArmUnavailable(f"no server serves {self.model} any longer")
+        self.serving, self._checked = serving, time.monotonic()
 
     async def complete(self, body: dict) -> tuple[int, dict]:
         import anyio

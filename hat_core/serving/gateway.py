@@ -15,6 +15,7 @@ Answers carry `X-Request-Id`, `X-HAT-Arm` and `X-HAT-Model-Version` headers.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -118,6 +119,7 @@ class Gateway:
 
     async def health(self, request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "ready": bool(self.table.routes),
+                             "process": os.getpid(),  # which of the `--workers` answered
                              "experiment": self.experiment.name, "arms": self.table.labels(),
                              "exposure_backlog": self.exposures.backlog})
 

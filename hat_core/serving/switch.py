@@ -10,7 +10,8 @@ challenger serves the champion (its exposures then name the champion's version, 
 analysis sees an A/A period for what it is). New backends load in the follower's thread
 while the old table keeps answering; then the table switches in one step. Backends are kept
 by model version (the newest `cache_size`), so a rollback to a version served a moment ago
-switches at once.
+switches at once; a kept backend with a `recheck()` (a pool of servers) is asked first
+whether a server still holds the version.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ class SlotFollower:
     def _backend(self, target: ArmTarget) -> ChatBackend:
         if target in self._backends:
             self._backends.move_to_end(target)
+            recheck = getattr(self._backends[target], "recheck", None)
+            if recheck is not None:  # a pool of servers: does one still hold the version?
+                recheck()
         else:
             self._backends[target] = self._open(target)
             while len(self._backends) > self.cache_size:

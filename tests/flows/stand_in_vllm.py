@@ -3,13 +3,16 @@ refuses to start without MODEL/config.json, lists NAME under `/v1/models`, and a
 completions with the folder it serves and its port, so a test sees which version and
 which server answered.
 
-    python tests/flows/stand_in_vllm.py MODEL --served-model-name NAME --port 8000
+    python tests/flows/stand_in_vllm.py MODEL --served-model-name NAME --port 8000 [--load-s 2]
+
+`--load-s` waits that long before it listens, as vLLM does while it loads the weights.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 import uvicorn
@@ -42,6 +45,8 @@ if __name__ == "__main__":
     parser.add_argument("model", type=Path)
     parser.add_argument("--served-model-name", required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--load-s", type=float, default=0.0)
     args = parser.parse_args()
+    time.sleep(args.load_s)
     uvicorn.run(app(args.model, args.served_model_name, args.port), host="127.0.0.1",
                 port=args.port, log_level="warning")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from flow_helpers import add_role, registered_version
-from test_gateway import ask, gateway
+from test_gateway import ask, control_user, gateway, stored
 
 from db.promotion import promote_slot, rollback_slot
 from db.serving_slot import slot_targets
@@ -151,3 +151,135 @@ def test_hat_model_sync_once_from_the_settings(hat_env, store, registry_name, ve
     pointer = read_pointer(pointer_path(hat_env / "serving-models", "control"))
     assert pointer.label == f"{registry_name}/{versions[0]}"
     assert (pointer.folder(hat_env / "serving-models") / "config.json").is_file()
+
+
+def blue_green_servers(root: Path, ports: dict[str, tuple[int, int]], load_s: float):
+    """One arm server per arm, each with two ports (blue-green), running the stand-in
+    vLLM, which takes `load_s` to load before it listens."""
+    return {arm: ArmServer(pointer_path(root, arm), [
+        sys.executable, str(STAND_IN), "{model}", "--served-model-name", "{name}",
+        "--port", "{port}", "--load-s", str(load_s)], ports=pair, every_s=0.2, grace_s=10,
+        drain_s=1.0, say=lambda line: None) for arm, pair in ports.items()}
+
+
+def version_in(answer, registry_name: str, versions: list[str]) -> str:
+    """The version whose folder the stand-in that answered serves."""
+    content = answer.json()["choices"][0]["message"]["content"]
+    return next(f"{registry_name}/{v}" for v in versions if f"/{registry_name}/{v}/" in content)
+
+
+def test_a_switch_keeps_answering_from_the_old_version_until_the_new_one_is_loaded(
+        store, tracking, registry_name, tmp_path, versions):
+    """Blue-green per arm: after a rollback to a version no server holds, the control
+    arm's server loads it beside the one serving; every request meanwhile is answered
+    (none 503) and stored with the version that answered it; then control moves."""
+    v1, v2 = (f"{registry_name}/{v}" for v in versions)
+    root = tmp_path / "serving-models"
+    sync = model_sync(store, tracking, root)
+    sync.sync_once()
+    ports = {arm: (free_port(), free_port()) for arm in ("control", "treatment")}
+    servers = blue_green_servers(root, ports, load_s=6.0)
+    threads = [threading.Thread(target=s.run, daemon=True) for s in servers.values()]
+    for t in threads:
+        t.start()
+    urls = [f"http://127.0.0.1:{p}" for pair in ports.values() for p in pair]
+    asked, stop = [], threading.Event()
+    try:
+        assert until(lambda: all(s.current and s.pending is None and served_models(
+            f"http://127.0.0.1:{s.current.port}") for s in servers.values()))
+        with gateway(store, url_backends(urls)) as (g, client, exp):
+            assert until(lambda: g.table.labels() == {"control": v1, "treatment": v2})
+            control = control_user(exp)
+
+            def load():  # each answer, and whether v1 was loading when it was asked
+                while not stop.is_set():
+                    loading = servers["control"].pending is not None
+                    asked.append((loading, ask(client, control)))
+            asking = [threading.Thread(target=load, daemon=True) for _ in range(3)]
+            for t in asking:
+                t.start()
+            promote_slot(store, tracking, registry_name=registry_name, version=versions[1],
+                         actor="olga")
+            sync.sync_once()  # control -> v2: the treatment's server has it already
+            assert until(lambda: servers["control"].serving.label == v2
+                         and servers["control"].draining is None)
+            assert until(lambda: g.table.labels()["control"] == v2)
+            assert not any(v1 in served_models(u) for u in urls)  # nobody holds v1 now
+            rollback_slot(store, tracking, registry_name=registry_name, actor="olga",
+                          reason="wk49 regression")
+            sync.sync_once()  # control -> v1, loaded beside v2 (6 s)
+            assert until(lambda: servers["control"].pending is not None, 10)
+            assert until(lambda: g.table.labels()["control"] == v1)
+            assert until(lambda: servers["control"].draining is None)
+            stop.set()
+            for t in asking:
+                t.join(30)
+            after = [ask(client, control) for _ in range(5)]
+            assert g.exposures.flush() == 0
+    finally:
+        stop.set()
+        for s in servers.values():
+            s.stop()
+        for t in threads:
+            t.join(timeout=30)
+    assert sum(loading for loading, _ in asked) >= 2, "too few asked while v1 loaded"
+    answers = [answer for _, answer in asked]
+    assert [r.status_code for r in answers + after] == [200] * (len(answers) + len(after))
+    answered = {r.headers["x-request-id"]: version_in(r, registry_name, versions)
+                for r in answers + after}
+    assert all(r.headers["x-hat-model-version"] == answered[r.headers["x-request-id"]]
+               for r in answers + after)
+    rows = stored(store, exp, len(answered))
+    assert len(rows) == len(answered)
+    assert {r.request_id: r.model_version for r in rows} == answered
+    assert {answered[r.headers["x-request-id"]] for r in after} == {v1}
+    assert servers["control"].starts == 3  # v1, v2 beside it, v1 beside that
+    assert all(s.process.poll() is not None for s in servers.values())
+
+
+def test_hat_gateway_workers_share_one_port_and_store_every_exposure(
+        hat_env, store, registry_name, versions):
+    """`hat gateway --workers 2`: two processes answer on one port (SO_REUSEPORT), each
+    writes its own exposures, and a SIGTERM to the first stops both with none lost."""
+    import signal
+
+    import httpx
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route as Endpoint
+
+    from db.experiments_repo import list_experiments
+    from hat_core.children import spawn, stop_group
+    from hat_core.serving.arms import completion
+    from hat_core.serving.runner import serve_in_thread
+
+    async def chat(request):
+        return JSONResponse(completion((await request.json())["model"],
+                                       {"role": "assistant", "content": "好的"}))
+    upstream = Starlette(routes=[Endpoint("/v1/chat/completions", chat, methods=["POST"])])
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with serve_in_thread(upstream) as upstream_url:
+        gateway_proc = spawn([sys.executable, "-m", "hat_cli", "gateway", "--workers", "2",
+                              "--port", str(port), "--backend-url", upstream_url])
+        try:
+            def processes() -> set[int]:
+                seen = set()
+                for _ in range(20):  # a new connection each: the kernel picks a process
+                    try:
+                        seen.add(httpx.get(f"{url}/health", trust_env=False).json()["process"])
+                    except httpx.HTTPError:
+                        pass
+                return seen
+            assert until(lambda: len(processes()) == 2, 240), "not two processes answering"
+            answers = [httpx.post(f"{url}/v1/chat/completions", trust_env=False, timeout=60,
+                                  json={"messages": [{"role": "user", "content": "hi"}],
+                                        "user": f"viewer-{i}"}) for i in range(40)]
+            gateway_proc.send_signal(signal.SIGTERM)
+            assert gateway_proc.wait(timeout=180) == 0
+        finally:
+            stop_group(gateway_proc)
+    assert {r.status_code for r in answers} == {200}
+    with store() as s:
+        exp = next(e for e in list_experiments(s) if e.slot == "ab")
+    assert len(stored(store, exp, 40)) == 40

@@ -108,3 +108,26 @@ def test_a_request_under_way_finishes_on_the_arm_it_started_on():
     assert answers[0].status_code == 200 and answers[0].headers["x-hat-model-version"] == "m/1"
     assert after.headers["x-hat-model-version"] == "m/2"
     assert [r.model_version for r in rows] == ["m/1", "m/2"]
+
+
+def test_a_kept_pool_is_not_reused_while_no_server_holds_its_version():
+    """Rolling back to a version served a while ago: its pool is kept, but its server has
+    since stopped (blue-green loads it again elsewhere); the arm stays until one lists it."""
+    from hat_core.serving.arms import ArmUnavailable, PoolBackend
+
+    listed = {"http://a": {"m/1"}, "http://b": set()}
+    v1, v2 = ArmTarget("m", "1"), ArmTarget("m", "2")
+    targets = {"control": v1}
+    table = ArmTable()
+    follower = SlotFollower(table, read=lambda: targets, open_backend=lambda t: PoolBackend(
+        list(listed), t.label, listing=lambda url: listed[url]))
+    follower.refresh()
+    listed.update({"http://a": set(), "http://b": {"m/2"}})
+    targets["control"] = v2
+    assert follower.refresh() and table.labels()["control"] == "m/2"
+    targets["control"] = v1  # back to 1: nobody holds it now
+    with pytest.raises(ArmUnavailable, match="m/1"):
+        follower.refresh()
+    assert table.labels()["control"] == "m/2"
+    listed["http://b"] = {"m/2", "m/1"}  # loaded again, on the other server
+    assert follower.refresh() and table.routes["control"].backend.serving == ["http://b"]
