@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hat_core.errors import NotFoundError, Problem
 from hat_core.repro.aggregate import aggregates
 
 EXPERIMENT = "hat-repro"
@@ -80,17 +81,24 @@ def log_aggregates(results: dict, uri: str, *, run_name: str = "repro aggregate"
 
 
 def read_aggregates(uri: str, run_id: str) -> dict | None:
-    """The `aggregates.json` of a `repro-aggregate` run; None for any other run."""
+    """The `aggregates.json` of a `repro-aggregate` run; None for any other run. A run whose
+    file cannot be read (its artifacts left on another machine, deleted) raises a
+    `NotFoundError` naming the run and the file."""
     import json
     import tempfile
 
+    from mlflow.exceptions import MlflowException
     from mlflow.tracking import MlflowClient
 
     client = MlflowClient(tracking_uri=uri)
     if client.get_run(run_id).data.tags.get("hat.kind") != KIND:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(client.download_artifacts(run_id, ARTIFACT, tmp))
+        try:
+            path = Path(client.download_artifacts(run_id, ARTIFACT, tmp))
+        except MlflowException as exc:
+            raise NotFoundError(f"cannot read {ARTIFACT} of run {run_id}",
+                                [Problem(f"run {run_id}/{ARTIFACT}", exc.message)]) from None
         return json.loads(path.read_text(encoding="utf-8"))
 
 

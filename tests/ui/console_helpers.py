@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -115,7 +116,28 @@ def console_server(env: dict[str, str], log_path: Path, port: int | None = None,
         log.close()
 
 
-def settled(page) -> None:
+def settled(page, timeout: float = 20_000) -> None:
     """Wait until Streamlit has finished the current run of a Playwright `page`."""
     page.wait_for_timeout(300)
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=20_000)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="hidden", timeout=timeout)
+
+
+def log_in(page, base: str, name: str, timeout: float = 20_000) -> None:
+    """Log the demo user `name` in through the login form of a Playwright `page` at `base`
+    (`timeout`: ms for the run after it)."""
+    page.goto(base)
+    page.get_by_role("textbox", name="User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text("Signed in as").wait_for()
+    settled(page, timeout)
+
+
+def click_nav(page, title: str, timeout: float = 20_000) -> None:
+    """Open the console page `title` from the sidebar (unfolding a long menu first)."""
+    nav = page.locator("[data-testid='stSidebarNav']")
+    more = nav.get_by_text(re.compile(r"^View \d+ more$"))
+    if more.count():
+        more.first.click()
+    nav.get_by_role("link", name=title, exact=True).click()
+    settled(page, timeout)

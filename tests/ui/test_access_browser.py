@@ -12,11 +12,11 @@ import pytest
 from console_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    PASSWORD,
+    click_nav,
     console_server,
     home_with_registry,
+    log_in,
     require_chromium,
-    settled,
 )
 
 from db.engine import in_transaction, make_engine, make_session_factory
@@ -38,24 +38,6 @@ def server(seeded_template, mlflow_template, tmp_path_factory):
         env.pop(name, None)
     with console_server(env, tmp / "streamlit.log") as base:
         yield base, url
-
-
-def log_in(page, base: str, name: str) -> None:
-    page.goto(base)
-    page.get_by_role("textbox", name="User name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text("Signed in as").wait_for()
-    settled(page)
-
-
-def click_nav(page, title: str) -> None:
-    nav = page.locator("[data-testid='stSidebarNav']")
-    more = nav.get_by_text(re.compile(r"^View \d+ more$"))
-    if more.count():
-        more.first.click()
-    nav.get_by_role("link", name=title, exact=True).click()
-    settled(page)
 
 
 def test_a_role_change_and_a_removal_reach_an_open_tab(server):

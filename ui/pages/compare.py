@@ -65,7 +65,12 @@ if mode == REPRO:
     labels = {r["run_id"]: f"{r['name']} (seeds {r['seeds']}, run {r['run_id'][:8]})"
               for r in found}
     run_id = st.selectbox("Run", list(labels), format_func=labels.get, key="compare_repro")
-    pooled, tests = aggregate_rows(read_aggregates(uri, run_id) or {}, ARM_LABELS)
+    try:
+        agg = read_aggregates(uri, run_id) or {}
+    except HatError as exc:
+        st.error(str(exc))
+        st.stop()
+    pooled, tests = aggregate_rows(agg, ARM_LABELS)
     st.subheader("Pooled rates over seeds (Wilson 95%) beside mean ± std")
     st.dataframe(pooled, hide_index=True, width="stretch")
     st.subheader("Paired tests between arms, pairs pooled over seeds")

@@ -1,16 +1,19 @@
 """The multi-seed aggregates in a real MLflow store (SQLite in a temp dir): the pooled rate, its
 Wilson interval, mean ± std and the paired test of a constructed two-seed case as metrics of
-one `repro aggregate` run, and the whole section as its `aggregates.json`."""
+one `repro aggregate` run, and the whole section as its `aggregates.json`; a run whose file is
+gone is named, not a traceback."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 from mlflow.tracking import MlflowClient
 
+from hat_core.errors import NotFoundError
 from hat_core.evaluation.call_metrics import paired_difference_interval, wilson
-from hat_core.repro.aggregate import mcnemar_exact
+from hat_core.repro.aggregate import aggregates, mcnemar_exact
 from hat_core.repro.tracking import log_aggregates, read_aggregates
 
 
@@ -66,3 +69,26 @@ def test_one_seed_has_no_std_and_other_runs_are_no_aggregate(results, tmp_path):
     client = MlflowClient(tracking_uri=uri)
     other = client.create_run(client.get_experiment_by_name("hat-repro").experiment_id)
     assert read_aggregates(uri, other.info.run_id) is None
+
+
+def test_the_logged_run_holds_exactly_the_aggregates_of_the_results(results, tmp_path):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    agg = aggregates(results)  # as `write_outputs` keeps it in results.json
+    run_id = log_aggregates({**results, "aggregates": agg}, uri,
+                            artifacts=tmp_path / "mlartifacts")
+    metrics = MlflowClient(tracking_uri=uri).get_run(run_id).data.metrics
+    rate = "t2.first_call_exact"
+    assert set(metrics) == {
+        *(f"agg.{arm}.{rate}.{k}" for arm in ("fixed_sft", "hat")
+          for k in ("pooled", "low", "high", "mean", "std", "cases")),
+        *(f"paired.fixed_sft.hat.{rate}.{k}" for k in ("diff", "low", "high", "p"))}
+    assert read_aggregates(uri, run_id) == json.loads(json.dumps(agg))  # families too
+    assert (tmp_path / "mlartifacts" / run_id / "artifacts" / "aggregates.json").is_file()
+
+
+def test_a_run_whose_aggregates_file_is_gone_raises_a_not_found_error(results, tmp_path):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    run_id = log_aggregates(results, uri, artifacts=tmp_path / "mlartifacts")
+    (tmp_path / "mlartifacts" / run_id / "artifacts" / "aggregates.json").unlink()
+    with pytest.raises(NotFoundError, match=f"cannot read aggregates.json of run {run_id}"):
+        read_aggregates(uri, run_id)
