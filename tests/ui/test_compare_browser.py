@@ -19,6 +19,7 @@ import math
 import os
 import shutil
 import statistics
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,10 @@ ARTIFACTS = ROOT / "test-artifacts" / "ui"
 REPRO_ARMS = {"fixed_sft": "Fixed-Harness SFT", "hat": "HAT (HSA-SFT → OPD → HSA-RL)"}
 SLOW = 120_000  # ms: a loaded machine may take a minute for the server's first MLflow read
 OUTCOMES = ("passed", "first_tool_right", "first_call_exact", "all_calls_exact")
+# data grids of the current run (Streamlit marks an earlier run's elements stale until it
+# has redrawn or removed them)
+LIVE_GRIDS = ("[data-testid='stElementContainer']:not([data-stale='true']) "
+              "[data-testid='stDataFrame'] table[role='grid']")
 
 
 def _evaluate(policy, episodes: int, seed: int = 0, suite: str = "t1"):
@@ -151,7 +156,7 @@ def _frame(page, column: str, *others: str) -> list[dict[str, str]]:
     accessible table (the tables here stay under the grid's ten visible rows, and the tab is
     wide enough for every column)."""
     for _ in range(SLOW // 500):  # the page may still be drawing the table
-        for grid in page.locator("[data-testid='stDataFrame'] table[role='grid']").all():
+        for grid in page.locator(LIVE_GRIDS).all():
             heads = grid.locator("th").all_text_contents()
             if {column, *others} <= set(heads):
                 return [dict(zip(heads, row.locator("td").all_text_contents(), strict=True))
@@ -160,9 +165,17 @@ def _frame(page, column: str, *others: str) -> list[dict[str, str]]:
     raise AssertionError(f"no table with {column!r}")
 
 
-def _no_table_with(page, column: str) -> bool:
-    heads = page.locator("[data-testid='stDataFrame'] th").all_text_contents()
-    return column not in heads
+def _no_table_with(page, column: str, timeout: float = 10_000) -> bool:
+    """No data frame with `column` once the run ends (a table of the previous run stays in
+    the page, marked stale, until Streamlit finishes the current one)."""
+    from playwright.sync_api import expect
+
+    heads = page.locator("[data-testid='stDataFrame'] th").filter(has_text=column)
+    try:
+        expect(heads).to_have_count(0, timeout=timeout)
+    except AssertionError:
+        return False
+    return True
 
 
 def _choose(page, mode: str) -> None:
@@ -233,8 +246,23 @@ def _outcome(rows: list[dict], outcome: str) -> dict[str, bool]:
             for r in rows}
 
 
-def _check_two_runs(page, rows_a: list[dict], rows_b: list[dict], a: str, b: str) -> None:
-    """The rates table (columns `a`, `b`) and the paired table against the outcomes."""
+def _check_two_runs(page, rows_a: list[dict], rows_b: list[dict], a: str, b: str,
+                    timeout_s: float = 20.0) -> None:
+    """The rates table (columns `a`, `b`) and the paired table against the outcomes, once the
+    page shows them: a table of an earlier selection may still be on the page until the run
+    for the last one has redrawn it, so the check is retried until `timeout_s` and the last
+    failure is raised."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return _two_runs_shown(page, rows_a, rows_b, a, b)
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            page.wait_for_timeout(500)
+
+
+def _two_runs_shown(page, rows_a: list[dict], rows_b: list[dict], a: str, b: str) -> None:
     rates = {r["outcome"]: r for r in _frame(page, a, "outcome")}
     paired = {r["outcome"]: r for r in _frame(page, "McNemar p")}
     assert sorted(rates) == sorted(paired) == sorted(OUTCOMES)
@@ -295,8 +323,8 @@ def test_runs_that_cannot_be_paired_or_read_are_named_without_a_traceback(page, 
     a_ids, b_ids = {r["case_id"] for r in memo_rows}, {r["case_id"] for r in short_rows}
     note = page.get_by_text("t1: not paired", exact=False)
     note.wait_for()
-    assert (f"the runs do not cover the same cases of t1: {len(a_ids - b_ids)} only in the "
-            f"first, {len(b_ids - a_ids)} only in the second, {len(a_ids & b_ids)} shared"
+    assert (f"t1: not paired, the runs do not cover the same cases: {len(a_ids - b_ids)} only "
+            f"in the first, {len(b_ids - a_ids)} only in the second, {len(a_ids & b_ids)} shared"
             ) in note.text_content()
     assert _no_table_with(page, "McNemar p")
     _no_traceback(page)
