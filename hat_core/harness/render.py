@@ -4,7 +4,7 @@ One renderer serves training, evaluation and serving, so a model is always shown
 the same way. Placeholders: `{skill_list}`, `{tool_list}`, `{hook_rules}` and the prompt's
 own variables.
 
-Two render profiles:
+Render profiles:
 - `full` (the default): every prompt section, and the tools as OpenAI schemas that the chat
   template writes into `<tools>` (about 4-5k tokens for `examples/harnesses/v1.yaml`);
 - `compact`: for models with a short context (the `toy` base). The system prompt is one short
@@ -139,11 +139,11 @@ def param_notes(parameters: dict) -> dict[str, str]:
     return {k: str(v.get("description", "")) for k, v in props.items() if isinstance(v, dict)}
 
 
-def render_compact_prompt(harness: Harness, style: CompactStyle = CompactStyle()) -> str:
+def render_compact_prompt(harness: Harness, lines: CompactStyle = CompactStyle()) -> str:
     """The compact system prompt: tool lines and skill lines under the harness's headings,
-    in the harness's section order (see module doc), written in `style`."""
-    blocks = {"tools": _compact_tools(harness, style),
-              "skills": _compact_skills(harness, style.desc_chars)}
+    in the harness's section order (see module doc), the lines written in `lines`' style."""
+    blocks = {"tools": _compact_tools(harness, lines),
+              "skills": _compact_skills(harness, lines.desc_chars)}
     titles = {"tools": "工具", "skills": "技能"}
     placeholders = {"tools": "{tool_list}", "skills": "{skill_list}"}
     style = harness.prompt.style
