@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from console_helpers import texts
 
 from db.engine import in_transaction
@@ -18,7 +20,7 @@ from hat_core.evaluation.evaluate import EvalOptions, evaluate, write_cases
 from hat_core.evaluation.paired import compare_cases
 from hat_core.harness.io import load_harness
 from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
-from ui.views.case_stats import case_stats, outcome_rows, rate_cell
+from ui.views.case_stats import case_stats, outcome_rows, rate_cell, verdict_cell
 
 HARNESSES = Path(__file__).resolve().parents[2] / "examples" / "harnesses"
 
@@ -67,10 +69,39 @@ def test_case_stats_against_the_statistics_of_hat_core(tmp_path):
     assert row["McNemar p"] == round(cmp.p_value, 4)
     assert {r["outcome"] for r in paired} == {"passed", "first_tool_right", "first_call_exact",
                                              "all_calls_exact"}
+    # 6 paired cases are fewer than the gates' 30: inconclusive whatever the counts
+    assert {r["verdict"] for r in paired} == {"inconclusive: 6 cases < 30"}
     # other cases (fewer episodes): rates, but no paired test, and a note why
     _, other = _eval(OraclePolicy(), tmp_path, "other", episodes=4)
     rates, paired, notes = case_stats(memo, other, a_label="A", b_label="B")
     assert rates and not paired and "t1: not paired" in notes[0]
+
+
+@pytest.mark.parametrize("n, a_only, b_only, min_cases, alpha, want", [
+    (40, 1, 12, 30, 0.05, "b better"),        # p = 0.0034
+    (40, 12, 1, 30, 0.05, "a better"),
+    (20, 1, 12, 30, 0.05, "inconclusive: 20 cases < 30"),
+    (40, 0, 0, 30, 0.05, "inconclusive: no case tells them apart"),
+    (40, 3, 8, 30, 0.05, "inconclusive: p ≥ 0.05"),  # p = 0.227
+    (40, 3, 8, 30, 0.25, "b better"),
+])
+def test_the_paired_verdict_follows_the_release_gates_rule(n, a_only, b_only, min_cases, alpha,
+                                                          want):
+    from scipy.stats import binomtest
+
+    from hat_core.release.evidence import Outcome, paired_evidence
+
+    p = binomtest(b_only, a_only + b_only).pvalue if a_only + b_only else 1.0
+    assert verdict_cell(n, a_only, b_only, p, min_cases=min_cases, alpha=alpha) == want
+    # the same cases through the gates' own evidence (candidate b, reference a, no tolerance)
+    both = n - a_only - b_only
+    a = [1] * a_only + [0] * b_only + [1] * both
+    b = [0] * a_only + [1] * b_only + [1] * both
+    rows = lambda bits: [{"suite": "t1", "case_id": f"t1/{i}", "passed": bool(x)}  # noqa: E731
+                         for i, x in enumerate(bits)]
+    ev = paired_evidence(rows(b), rows(a), Outcome("t1", "pass_rate", "passed"), tolerance=0.0,
+                         min_cases=min_cases, alpha=alpha)
+    assert ev.verdict == {"b better": "passed", "a better": "failed"}.get(want, "inconclusive")
 
 
 def test_two_runs_and_two_checkpoints_show_intervals_and_paired_tests(
@@ -147,3 +178,11 @@ def test_a_repro_aggregate_run_shows_pooled_rates_and_paired_tests(console, cons
     assert test["b − a (points)"] == 30.0
     assert test["95% interval"] == f"{100 * lo:+.1f} to {100 * hi:+.1f}"
     assert (test["a only"], test["b only"], test["McNemar p"]) == (2, 8, round(2 * 56 / 1024, 4))
+    # the verdict follows the page's decision rule: 20 pooled cases are below the gates' 30;
+    # with 10 the p of 0.109 decides (inconclusive at 0.05, b better at 0.2)
+    assert test["verdict"] == "inconclusive: 20 cases < 30"
+    at.number_input(key="compare_min_cases").set_value(10).run()
+    assert _frame(at, "a → b").to_dict("records")[0]["verdict"] == "inconclusive: p ≥ 0.05"
+    at.number_input(key="compare_alpha").set_value(0.2).run()
+    assert not at.exception, at.exception
+    assert _frame(at, "a → b").to_dict("records")[0]["verdict"] == "b better"

@@ -13,12 +13,26 @@ from hat_core.release.rules import SLOT
 from ui import store
 from ui.session import require_user
 from ui.views import charts
-from ui.views.case_stats import aggregate_rows, case_stats, cases_ref, load_rows
+from ui.views.case_stats import (ALPHA, MIN_CASES, aggregate_rows, case_stats, cases_ref,
+                                  load_rows)
 from ui.views.mlflow_links import mlflow_ui_base, model_link, run_link
 from ui.views.runs import comparison_rows, latency_rows, long_form
 
 CHAMPION, TWO, RUNS, REPRO = ("against the champion", "two checkpoints",
                                "two MLflow evaluation runs", "a repro aggregate run")
+
+
+def decision_rule() -> tuple[int, float]:
+    """The paired verdicts' least number of cases and alpha (the release gates' defaults)."""
+    left, right = st.columns(2)
+    min_cases = left.number_input("Verdict: least paired cases", 1, 100000, MIN_CASES, step=1,
+                                  key="compare_min_cases",
+                                  help="Fewer paired cases than this: inconclusive, as in "
+                                       "the release gates")
+    alpha = right.number_input("Verdict: alpha", 0.001, 0.5, ALPHA, step=0.01, format="%.3f",
+                               key="compare_alpha",
+                               help="McNemar's p at or above this: inconclusive")
+    return int(min_cases), float(alpha)
 
 
 def show_case_stats(uri: str, ref_a: str, ref_b: str, a_label: str, b_label: str) -> None:
@@ -28,7 +42,9 @@ def show_case_stats(uri: str, ref_a: str, ref_b: str, a_label: str, b_label: str
     except HatError as exc:
         st.error(str(exc))
         return
-    rates, paired, notes = case_stats(rows_a, rows_b, a_label=a_label, b_label=b_label)
+    min_cases, alpha = decision_rule()
+    rates, paired, notes = case_stats(rows_a, rows_b, a_label=a_label, b_label=b_label,
+                                      min_cases=min_cases, alpha=alpha)
     st.subheader("Per-case rates (Wilson 95% intervals)")
     if not rates:
         st.info("The two runs share no suite with per-case outcomes.")
@@ -70,7 +86,8 @@ if mode == REPRO:
     except HatError as exc:
         st.error(str(exc))
         st.stop()
-    pooled, tests = aggregate_rows(agg, ARM_LABELS)
+    min_cases, alpha = decision_rule()
+    pooled, tests = aggregate_rows(agg, ARM_LABELS, min_cases=min_cases, alpha=alpha)
     st.subheader("Pooled rates over seeds (Wilson 95%) beside mean ± std")
     st.dataframe(pooled, hide_index=True, width="stretch")
     st.subheader("Paired tests between arms, pairs pooled over seeds")

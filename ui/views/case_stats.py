@@ -11,8 +11,12 @@ Wilson 95% interval (`call_metrics.wilson`). When both runs played the same case
 (same case ids), the paired test runs on them: `paired.compare_cases` (McNemar's exact p on
 the discordant cases) and the difference b - a with its Bonett-Price interval
 (`call_metrics.paired_difference_interval`, as the release gates use it). A suite whose cases
-differ is not paired; a note says why. The statistics all live in `hat_core.evaluation`;
-this module only pairs rows up and formats cells.
+differ is not paired; a note says why. Every paired row ends with a verdict read the way
+the release gates read one (`hat_core.release.evidence.decide`, a superiority test with no
+tolerance): `b better` or `a better` only when McNemar's p is below `alpha` on at least
+`min_cases` paired cases (the gates' defaults, 30 and 0.05), else `inconclusive` and why
+(too few cases, no case that tells them apart, or p >= alpha). The statistics all live in
+`hat_core.evaluation`; this module only pairs rows up and formats cells.
 """
 
 from __future__ import annotations
@@ -22,8 +26,12 @@ from collections.abc import Mapping, Sequence
 from hat_core.evaluation.call_metrics import CASE_RATES, paired_difference_interval, wilson
 from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.paired import compare_cases
+from hat_core.release.evidence import decide
+from hat_core.release.gates import GateConfig
+from hat_core.release.verdict import FAILED, PASSED
 
 OUTCOMES = ("passed", *CASE_RATES)
+MIN_CASES, ALPHA = GateConfig.min_cases, GateConfig.alpha  # the release gates' defaults
 
 
 def pct(x: float) -> str:
@@ -34,6 +42,24 @@ def rate_cell(k: int, n: int) -> str:
     """`k/n = x% (lo–hi)`, the Wilson 95% interval in percent."""
     lo, hi = wilson(k, n)
     return f"{k}/{n} = {pct(k / n if n else 0.0)}% ({pct(lo)}–{pct(hi)})"
+
+
+def verdict_cell(n: int, a_only: int, b_only: int, p_value: float, *,
+                 min_cases: int = MIN_CASES, alpha: float = ALPHA) -> str:
+    """`b better`, `a better` or `inconclusive: <why>` for `n` paired cases of which
+    `a_only` only a and `b_only` only b got right, by the release gates' rule (module doc)."""
+    gain = (b_only - a_only) / n if n else 0.0
+    verdict, _ = decide(n=n, discordant=a_only + b_only, gain=gain, p_value=p_value,
+                        tolerance=0.0, min_cases=min_cases, alpha=alpha)
+    if verdict == PASSED:
+        return "b better"
+    if verdict == FAILED:
+        return "a better"
+    if n < min_cases:
+        return f"inconclusive: {n} cases < {min_cases}"
+    if a_only + b_only == 0:
+        return "inconclusive: no case tells them apart"
+    return f"inconclusive: p ≥ {alpha:g}"
 
 
 def outcome_rows(rows: Sequence[Mapping], suite: str, outcome: str) -> list[dict]:
@@ -57,8 +83,10 @@ def suites_of(rows: Sequence[Mapping]) -> list[str]:
 
 
 def case_stats(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *, a_label: str,
-               b_label: str) -> tuple[list[dict], list[dict], list[str]]:
-    """(rate rows, paired rows, notes) of the two runs (see the module doc)."""
+               b_label: str, min_cases: int = MIN_CASES, alpha: float = ALPHA
+               ) -> tuple[list[dict], list[dict], list[str]]:
+    """(rate rows, paired rows, notes) of the two runs (see the module doc); `min_cases`
+    and `alpha` set the paired rows' verdicts."""
     rates, paired, notes = [], [], []
     for suite in [s for s in suites_of(rows_a) if s in suites_of(rows_b)]:
         for outcome in OUTCOMES:
@@ -79,11 +107,14 @@ def case_stats(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *, a_label:
                            "b − a (points)": round(100 * cmp.diff, 1),
                            "95% interval": f"{100 * lo:+.1f} to {100 * hi:+.1f}",
                            "a only": cmp.a_only, "b only": cmp.b_only,
-                           "McNemar p": round(cmp.p_value, 4)})
+                           "McNemar p": round(cmp.p_value, 4),
+                           "verdict": verdict_cell(cmp.n, cmp.a_only, cmp.b_only, cmp.p_value,
+                                                   min_cases=min_cases, alpha=alpha)})
     return rates, paired, notes
 
 
-def aggregate_rows(agg: Mapping, labels: Mapping[str, str] | None = None
+def aggregate_rows(agg: Mapping, labels: Mapping[str, str] | None = None, *,
+                   min_cases: int = MIN_CASES, alpha: float = ALPHA
                    ) -> tuple[list[dict], list[dict]]:
     """A repro aggregate's pooled rates (one row per arm, suite and outcome: mean ± std over
     seeds, pooled k/n with its Wilson interval) and its paired tests (b - a pooled over seeds,
@@ -108,7 +139,9 @@ def aggregate_rows(agg: Mapping, labels: Mapping[str, str] | None = None
                       "95% interval": "—" if lo is None else
                       f"{100 * lo:+.1f} to {100 * hi:+.1f}",
                       "a only": p["a_only"], "b only": p["b_only"],
-                      "McNemar p": round(p["p_value"], 4)})
+                      "McNemar p": round(p["p_value"], 4),
+                      "verdict": verdict_cell(p["cases"], p["a_only"], p["b_only"],
+                                              p["p_value"], min_cases=min_cases, alpha=alpha)})
     return pooled, tests
 
 
