@@ -4,7 +4,7 @@ each, every model played on v1 and on v2 (the rename week).
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
         [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
         [--arms hsa,fixed[,hsa-hi]] [--longer STEPS] [--render-profile compact-args]
-        [--by-change]
+        [--by-change] [--constrain-tools]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -29,6 +29,11 @@ skipped, so a rerun only adds what is missing.
 only its parameter renames, only its skill renames, only its new descriptions, only its tool
 order; and v2 with every rename taken back) and plays the last step's models of each arm on
 each: what each change of the week costs, paired against v1 on the same scenarios.
+
+`--constrain-tools` evaluates with constrained decoding (`hat eval run --constrain-tools`:
+tool-call names and argument keys held to the offered tools) into WORK/eval-constrained and
+WORK/results-constrained.json; run it after a free run on the same WORK and nothing is
+trained again, and both play the same scenarios.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HAT = str(Path(sys.executable).parent / "hat")
 CONFIGS = ROOT / "examples" / "configs"
 HARNESSES = ROOT / "examples" / "harnesses"
+# how the models decode in evaluation: free, or (--constrain-tools) held to the offered tools
+DECODING: dict = {"dir": "eval", "flags": []}
 TOY_LONG = ROOT / "examples" / "models" / "toy-long"
 
 
@@ -165,14 +172,15 @@ def evaluate(work: Path, models: dict[str, Path], episodes: int,
                 procs.append(run([HAT, "eval", "run", str(model), "--suites", "t1",
                                   "--episodes", str(episodes), "--render-profile", profile,
                                   "--max-tokens", "160", "--harness",
-                                  str(HARNESSES / f"{week}.yaml"), "--out", str(out)],
+                                  str(HARNESSES / f"{week}.yaml"), "--out", str(out),
+                                  *DECODING["flags"]],
                                  out.with_suffix(".log"), threads=1))
         wait(procs)
 
 
 def report(work: Path, tag: str, week: str) -> Path:
     name = f"{tag}-{week}".replace(" + ", "-").replace(" ", "-")
-    return work / "eval" / f"{name}.json"
+    return work / DECODING["dir"] / f"{name}.json"
 
 
 def exact(rows: list[dict]) -> list[bool]:
@@ -337,7 +345,8 @@ def by_change(work: Path, models: dict[str, Path], episodes: int, profile: str) 
                 procs.append(run([HAT, "eval", "run", str(model), "--suites", "t1",
                                   "--episodes", str(episodes), "--render-profile", profile,
                                   "--max-tokens", "160", "--harness", str(path),
-                                  "--out", str(out)], out.with_suffix(".log"), threads=1))
+                                  "--out", str(out), *DECODING["flags"]],
+                                 out.with_suffix(".log"), threads=1))
         wait(procs)
     res = {}
     for tag in models:
@@ -398,6 +407,11 @@ def main() -> None:
                          "toy-long); e.g. a `hat base build --size toy-parts` output")
     ap.add_argument("--by-change", action="store_true",
                     help="also play the last step's models on each single change of v2")
+    ap.add_argument("--constrain-tools", action="store_true",
+                    help="evaluate with tool-call names and argument keys held to the offered "
+                         "tools (constrained decoding); reports go to WORK/eval-constrained, "
+                         "so a second run on the same WORK trains nothing and pairs with the "
+                         "first")
     ap.add_argument("--render-profile", default="compact", choices=PROFILES,
                     help="how every build, training run and evaluation shows the harness; "
                          "compact-args adds each parameter's short description")
@@ -405,7 +419,9 @@ def main() -> None:
     steps = sorted(int(s) for s in args.steps.split(","))
     bases = args.bases.split(",")
     args.work.mkdir(parents=True, exist_ok=True)
-    (args.work / "eval").mkdir(exist_ok=True)
+    if args.constrain_tools:
+        DECODING.update(dir="eval-constrained", flags=["--constrain-tools"])
+    (args.work / DECODING["dir"]).mkdir(exist_ok=True)
     arms = tuple(args.arms.split(","))
     if unknown := set(arms) - set(ARMS):
         sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; valid: {', '.join(ARMS)}")
@@ -418,7 +434,9 @@ def main() -> None:
     if args.by_change:
         last = {t: m for t, m in models.items() if t.endswith(f" {max(steps)}")}
         res["v2_by_change"] = by_change(args.work, last, args.episodes, profile)
-    (args.work / "results.json").write_text(json.dumps(res, indent=2) + "\n")
+    res["decoding"] = "constrained" if args.constrain_tools else "free"
+    name = "results-constrained.json" if args.constrain_tools else "results.json"
+    (args.work / name).write_text(json.dumps(res, indent=2) + "\n")
     print(table(res))
     if args.by_change:
         print(change_table(res["v2_by_change"]))

@@ -150,6 +150,10 @@ def run(
     render_profile: str = typer.Option("full", "--render-profile",
                                        help="how the harness is shown: full, or compact (the "
                                             "toy models of `hat repro`, docs/evaluation.md)"),
+    constrain_tools: bool = typer.Option(False, "--constrain-tools",
+                                         help="a local model: hold tool-call names and "
+                                              "argument keys to the offered tools "
+                                              "(constrained decoding, docs/evaluation.md)"),
     judge: str = typer.Option("rule", "--judge",
                               help="judge of the simulator cases: rule, or llm (only when the "
                                    "judge gate passes; docs/operations.md)"),
@@ -189,7 +193,7 @@ def run(
                           previous=_harness(previous) if previous else None,
                           new_cases=new_cases)
     gate = judge_gate(judge_config, judge_override)  # refuses before anything is written
-    policy = _model(model, served_model, max_tokens)
+    policy = _model(model, served_model, max_tokens, constrain_tools=constrain_tools)
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
     sink = _sink(bad_path, store, harness, h, model_version_id)
     with long_command("eval") as term:
@@ -414,25 +418,34 @@ def edit_check_cmd(
         typer.echo(f"wrote {out}")
 
 
-def _model(model: str, served_model: str | None, max_tokens: int):
-    """The model argument as a simulator policy (see MODEL_HELP)."""
+def _model(model: str, served_model: str | None, max_tokens: int, *,
+           constrain_tools: bool = False):
+    """The model argument as a simulator policy (see MODEL_HELP); `constrain_tools` only for
+    a local model directory."""
     from hat_core.evaluation.policy import BackendPolicy
     from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
+    if constrain_tools and (model == "oracle" or model.startswith("memorising:")):
+        raise ConfigError(f"--constrain-tools holds a language model's decoding; {model} is "
+                          "a scripted policy")
     if model == "oracle":
         return OraclePolicy()
     if model.startswith("memorising:"):
         from hat_core.harness.io import load_harness
 
         return MemorisingPolicy(load_harness(model.split(":", 1)[1]))
-    return BackendPolicy(_backend(model, served_model), max_tokens=max_tokens)
+    return BackendPolicy(_backend(model, served_model, constrain_tools=constrain_tools),
+                         max_tokens=max_tokens)
 
 
-def _backend(model: str, served_model: str | None):
+def _backend(model: str, served_model: str | None, *, constrain_tools: bool = False):
     from hat_core.inference.backends import OpenAIBackend, TransformersBackend
 
     if model.startswith(("http://", "https://")):
         if not served_model:
             raise ConfigError("an endpoint needs --model-name")
+        if constrain_tools:
+            raise ConfigError("--constrain-tools holds a local model's decoding; an endpoint "
+                              "constrains its own (vLLM: structured outputs)")
         return OpenAIBackend(model, served_model)
-    return TransformersBackend(model)
+    return TransformersBackend(model, constrain_tools=constrain_tools)

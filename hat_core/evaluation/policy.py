@@ -6,12 +6,15 @@
 Each step sends the conversation so far (`obs.messages`, OpenAI style) and the harness's tool
 list (`obs.tools`) to `backend.chat`, and turns the `AssistantOutput` into the simulator's
 `AssistantTurn`: content, reasoning and tool calls (ids `call_<step>_<i>`, unique in the
-episode). A malformed tool call (`invalid_tool_calls`) is never dropped: it becomes a call the
-simulator scores as wrong: the name found in its text with its raw text as arguments (a
-`bad_arguments` failure), or the name `INVALID_CALL` (an `unknown_tool`, scored as a
-hallucinated call). With `skill_from_content` the declared skill is the first skill name of
-the current harness that the reasoning (else the content) mentions, as the oracle's
-trajectories do ("观众的问题属于{skill}…"); otherwise the simulator infers it from the tools.
+episode). A backend with `constrain_tools` (`TransformersBackend(..., constrain_tools=True)`)
+is also given the surface's tools (`allowed_tools`: names and parameters as the prompt shows
+them), which it holds its calls' names and argument keys to. A malformed tool call
+(`invalid_tool_calls`) is never dropped: it becomes a call the simulator scores as wrong:
+the name found in its text with its raw text as arguments (a `bad_arguments` failure), or
+the name `INVALID_CALL` (an `unknown_tool`, scored as a hallucinated call). With
+`skill_from_content` the declared skill is the first skill name of the current harness that
+the reasoning (else the content) mentions, as the oracle's trajectories do
+("观众的问题属于{skill}…"); otherwise the simulator infers it from the tools.
 
 `as_policy(model)` accepts a `Policy` as is and wraps an `InferenceBackend`.
 """
@@ -42,8 +45,13 @@ class BackendPolicy(Policy):
         self.name = f"backend:{getattr(backend, 'name', type(backend).__name__)}"
 
     def act(self, obs: Observation) -> AssistantTurn:
+        extra = {}
+        if getattr(self.backend, "constrain_tools", False):  # the names the prompt offers
+            extra["allowed_tools"] = [{"name": t.name, "parameters": t.parameters}
+                                      for t in obs.harness.tools]
         out = self.backend.chat(chat_messages(obs.messages), tools=list(obs.tools) or None,
-                                max_tokens=self.max_tokens, temperature=self.temperature)
+                                max_tokens=self.max_tokens, temperature=self.temperature,
+                                **extra)
         skills = [s.name for s in obs.harness.skills] if self.skill_from_content else []
         return assistant_turn(out, call_prefix=f"call_{len(obs.messages)}", skill_names=skills)
 

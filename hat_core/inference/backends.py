@@ -18,9 +18,12 @@ class BackendError(HatError):
 
 
 class TransformersBackend:
-    """A local model directory (tokenizer with a Qwen3 chat template); greedy decoding."""
+    """A local model directory (tokenizer with a Qwen3 chat template); greedy decoding.
+    `constrain_tools`: tool-call names and argument keys held to the offered tools
+    (`hat_core.inference.constrained`, what a serving stack's structured outputs do)."""
 
-    def __init__(self, model_dir: str | Path, device: str | None = None):
+    def __init__(self, model_dir: str | Path, device: str | None = None, *,
+                 constrain_tools: bool = False):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -28,21 +31,36 @@ class TransformersBackend:
         if not (path / "config.json").is_file():
             raise NotFoundError(f"not a model directory (no config.json): {path}")
         self.name = path.name
+        self.constrain_tools = constrain_tools
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), padding_side="left")
         self.model = AutoModelForCausalLM.from_pretrained(str(path)).to(self.device).eval()
 
     def chat(self, messages: list[dict], tools: list[dict] | None = None, *,
-             max_tokens: int = 512, temperature: float = 0.0) -> AssistantOutput:
-        """Greedy generation (`temperature` is ignored); the output parsed as Qwen3 markup."""
+             max_tokens: int = 512, temperature: float = 0.0,
+             allowed_tools: list[dict] | None = None) -> AssistantOutput:
+        """Greedy generation (`temperature` is ignored); the output parsed as Qwen3 markup.
+        With `constrain_tools`, calls are held to `allowed_tools` (the tools the prompt
+        offers, when they are written into the system prompt rather than passed as `tools`),
+        else to `tools`."""
         import torch
 
         ids = self.tokenizer.apply_chat_template(messages, tools=tools or None,
                                                  add_generation_prompt=True,
                                                  return_tensors="pt", return_dict=True)
         ids = {k: v.to(self.device) for k, v in ids.items()}
+        extra = {}
+        offered = allowed_tools or tools
+        if self.constrain_tools and offered:
+            from transformers import LogitsProcessorList
+
+            from hat_core.inference.constrained import ToolCallConstraint
+
+            extra["logits_processor"] = LogitsProcessorList([ToolCallConstraint(
+                self.tokenizer, offered, prompt_len=ids["input_ids"].shape[1])])
         with torch.no_grad():
-            out = self.model.generate(**ids, max_new_tokens=max_tokens, do_sample=False)
+            out = self.model.generate(**ids, max_new_tokens=max_tokens, do_sample=False,
+                                      **extra)
         new = out[0, ids["input_ids"].shape[1]:]
         return parse_qwen3(self.tokenizer.decode(new, skip_special_tokens=True))
 

@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fake_openai_server import fake_server
 from shared_data import IFEVAL, SHARED, shared, write_rows
+
+from hat_core.evaluation.policy import INVALID_CALL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,3 +158,29 @@ def test_eval_model_shorthand_runs_suites(tmp_path, v1_path):
     assert "t1" in json.dumps(report)
     unknown = run("eval", "score-nothing")
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+
+
+
+@pytest.mark.slow
+def test_eval_run_constrain_tools_holds_a_local_models_calls(tmp_path, v1_path):
+    import yaml
+
+    out = tmp_path / "held.json"
+    result = run("eval", "run", str(ROOT / "examples" / "models" / "toy-long"), "--suites", "t1",
+                 "--harness", str(v1_path), "--episodes", "2", "--max-tokens", "160",
+                 "--render-profile", "compact", "--constrain-tools", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    names = {t["name"] for t in yaml.safe_load(v1_path.read_text())["tools"]}
+    called = [c["function"]["name"] for line in out.with_suffix(".cases.jsonl").open()
+              for m in json.loads(line)["transcript"] if m.get("role") == "assistant"
+              for c in m.get("tool_calls") or ()]
+    closed = [n for n in called if n != INVALID_CALL]  # a call cut at max-tokens is invalid
+    assert closed and set(closed) <= names, called
+
+
+def test_eval_run_refuses_constrain_tools_for_scripted_policies_and_endpoints(tmp_path, v1_path):
+    for model in ("oracle", "http://127.0.0.1:9"):
+        bad = run("eval", "run", model, "--model-name", "m", "--suites", "t1", "--harness",
+                  str(v1_path), "--constrain-tools", "--out", str(tmp_path / "bad.json"))
+        assert bad.returncode == 2 and "--constrain-tools" in bad.stderr, bad.stderr
+        assert not (tmp_path / "bad.json").exists()
