@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from console_helpers import texts
 
 from db.engine import in_transaction

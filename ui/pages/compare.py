@@ -13,8 +13,7 @@ from hat_core.release.rules import SLOT
 from ui import store
 from ui.session import require_user
 from ui.views import charts
-from ui.views.case_stats import (ALPHA, MIN_CASES, aggregate_rows, case_stats, cases_ref,
-                                  load_rows)
+from ui.views.case_stats import ALPHA, MIN_CASES, aggregate_rows, case_stats, cases_ref, load_rows
 from ui.views.mlflow_links import mlflow_ui_base, model_link, run_link
 from ui.views.runs import comparison_rows, latency_rows, long_form
 
