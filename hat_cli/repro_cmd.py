@@ -3,6 +3,7 @@
     hat repro --quick                                  # smoke run, minutes
     hat repro --config examples/configs/repro_full.yaml --seeds 0,1,2 --out docs/results
     hat repro --seeds 1 --threads 1 --work /tmp/r1 &  hat repro --seeds 2 --threads 1 ...
+    hat repro --config examples/configs/repro_full.yaml --set sft.max_steps=1200 --seeds 0
     hat repro --merge /tmp/r1/results/results.json /tmp/r2/results/results.json --out DIR \
         [--tracking-uri URI]          # also log the merged aggregates as an MLflow run
 
@@ -19,9 +20,11 @@ import time
 from pathlib import Path
 
 import typer
+import yaml
 
 from hat_cli.errors import exits_on_error
 from hat_cli.terminal import long_command
+from hat_cli.train_cmd import _sets
 from hat_core.errors import ConfigError
 from hat_core.repro.config import load_repro_config
 from hat_core.repro.report import markdown_table, merge_results, write_outputs
@@ -49,6 +52,8 @@ def repro(
     tracking_uri: str = typer.Option(None, "--tracking-uri", envvar="HAT_MLFLOW_TRACKING_URI",
                                      help="MLflow (default a SQLite store in --work; "
                                           "with --merge, none unless given)"),
+    sets: list[str] = typer.Option([], "--set", help="override a config key, dotted: "
+                                   "sft.max_steps=1200 (repeatable)"),
 ) -> None:
     """Train and evaluate the five arms over seeds; write the table and plots."""
     if merge:
@@ -58,7 +63,9 @@ def repro(
             _log(merged, tracking_uri, work / "mlartifacts")
         return
     path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
-    overrides: dict = {"seeds": _seeds(seeds)} if seeds else {}
+    overrides: dict = {k: yaml.safe_load(v) for k, v in _sets(sets).items()}  # 1200 -> int
+    if seeds:
+        overrides["seeds"] = _seeds(seeds)
     if threads:
         overrides["threads"] = threads
     settings = load_repro_config(path, overrides)  # before the work folder or MLflow

@@ -33,12 +33,11 @@ def run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     config.update(seeds=[int(SEED)], edits=["examples/harnesses/v2.yaml"])
     config["eval"] |= {"suites": ["t1", "t2", "t2_edit", "cot_length", "ifeval"],
                        "max_tokens": 8}
-    config["sft"]["max_steps"] = 2
     path = work / "repro.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True))
     done = subprocess.run([HAT, "repro", "--config", str(path), "--work", str(work / "w"),
-                           "--cache-dir", str(work / "cache")], cwd=ROOT, capture_output=True,
-                          text=True, timeout=900)
+                           "--cache-dir", str(work / "cache"), "--set", "sft.max_steps=2"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     return work / "w", done
 
 
@@ -49,6 +48,12 @@ def test_exits_0_and_writes_every_output(run):
     for name in ("results.json", "table.md", "bars.png", "curves.png"):
         assert (out / name).stat().st_size > 0
     assert (out / "bars.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # `--set sft.max_steps=2` reached the config and the SFT stages
+    results = json.loads((out / "results.json").read_text())
+    assert results["config"]["sft"]["max_steps"] == 2
+    stage = json.loads((Path(results["seeds"][SEED]["models"]["hsa_sft"]) / "hat_stage.json")
+                       .read_text())
+    assert stage["steps"] == 2
 
 
 def test_table_cells_are_computed_from_the_results(run):
