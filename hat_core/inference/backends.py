@@ -52,12 +52,11 @@ class TransformersBackend:
         extra = {}
         offered = allowed_tools or tools
         if self.constrain_tools and offered:
-            from transformers import LogitsProcessorList
-
             from hat_core.inference.constrained import ToolCallConstraint
 
-            extra["logits_processor"] = LogitsProcessorList([ToolCallConstraint(
-                self.tokenizer, offered, prompt_len=ids["input_ids"].shape[1])])
+            extra["prefix_allowed_tokens_fn"] = ToolCallConstraint(
+                self.tokenizer, offered, prompt_len=ids["input_ids"].shape[1],
+                vocab_size=self.model.config.vocab_size)
         with torch.no_grad():
             out = self.model.generate(**ids, max_new_tokens=max_tokens, do_sample=False,
                                       **extra)

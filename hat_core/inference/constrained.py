@@ -1,8 +1,9 @@
 """Tool-call constrained decoding: inside a `<tool_call>`, the function name can only be one of
 the offered tools, and each argument key only a parameter of the tool named.
 
-    constraint = ToolCallConstraint(tokenizer, tools, prompt_len=ids.shape[1])
-    model.generate(**ids, logits_processor=LogitsProcessorList([constraint]))
+    constraint = ToolCallConstraint(tokenizer, tools, prompt_len=ids.shape[1],
+                                    vocab_size=model.config.vocab_size)
+    model.generate(**ids, prefix_allowed_tokens_fn=constraint)   # transformers' own hook
 
 This is what a serving stack's structured outputs do for tool calls (vLLM's structural tags,
 grammar-constrained decoding): the text outside a call, the reasoning and the argument
@@ -12,14 +13,14 @@ for `query_price`, `weight_cm` for `weight`) can then only choose among the offe
 by its own likelihood. It cannot make a model that never calls a tool call one, nor pick the
 right tool for it.
 
-How it works: the text generated so far (the prompt excluded) is scanned on every step. When
-it ends inside the name string of the open call (`<tool_call>` then `{"name": "` and a partial
-name) or inside a key string at the top level of its `"arguments"` object, only tokens whose
-text continues some allowed name (or closes it with `"`) keep their score; every other token
-gets -inf. Tokens are matched by their decoded text, so any tokenizer works; a token that
-would run past the closing quote is not allowed (the quote then comes as its own token or
-the start of one). Anywhere else the scores are untouched. Batches of one sequence only (the
-evaluation and the serving arms decode one conversation at a time).
+How it works: transformers' `prefix_allowed_tokens_fn` hook (`PrefixConstrainedLogitsProcessor`)
+asks, before every token, which tokens may come next. The text generated so far (the prompt
+excluded) is scanned: when it ends inside the name string of the open call (`<tool_call>`
+then `{"name": "` and a partial name) or inside a key string at the top level of its
+`"arguments"` object, the answer is the tokens whose text continues some allowed name (or
+closes it with `"`); anywhere else, every token. Tokens are matched by their decoded text, so
+any tokenizer works; a token that would run past the closing quote is not allowed (the quote
+then comes as its own token or the start of one).
 """
 
 from __future__ import annotations
@@ -125,30 +126,26 @@ def allowed_ids(partial: str, allowed: Sequence[str],
 
 
 class ToolCallConstraint:
-    """A transformers `LogitsProcessor` (duck-typed: `__call__(input_ids, scores)`) that holds
-    tool-call names and argument keys to the offered tools (see the module doc)."""
+    """A `prefix_allowed_tokens_fn` for `model.generate` that holds tool-call names and
+    argument keys to the offered tools (see the module doc). `vocab_size`: the model's
+    (its logits' width; every id is allowed outside a name or key)."""
 
-    def __init__(self, tokenizer, tools: Sequence[Mapping], prompt_len: int):
+    def __init__(self, tokenizer, tools: Sequence[Mapping], prompt_len: int,
+                 vocab_size: int | None = None):
         self.tools = offered(tools)
         self.prompt_len = prompt_len
         self.texts, self.by_text = _vocab(tokenizer)
+        self.everything = list(range(vocab_size or len(self.texts)))
         self.steps_constrained = 0
 
-    def __call__(self, input_ids, scores):
-        if not self.tools or input_ids.shape[0] != 1:
-            return scores
-        text = "".join(self.texts[i] for i in input_ids[0, self.prompt_len:].tolist()
+    def __call__(self, batch_id: int, input_ids) -> list[int]:
+        if not self.tools:
+            return self.everything
+        text = "".join(self.texts[i] for i in input_ids[self.prompt_len:].tolist()
                        if i < len(self.texts))
         span = open_span(text, self.tools)
-        if span is None:
-            return scores
-        keep = allowed_ids(span[0], span[1], self.by_text)
-        if not keep:  # nothing it may write continues a name: leave the model be
-            return scores
-        import torch
-
-        mask = torch.full_like(scores, float("-inf"))
-        idx = torch.tensor(sorted(keep), dtype=torch.long, device=scores.device)
-        mask[0, idx] = 0.0
+        keep = allowed_ids(span[0], span[1], self.by_text) if span else None
+        if not keep:  # outside a name or key, or nothing continues one: leave the model be
+            return self.everything
         self.steps_constrained += 1
-        return scores + mask
+        return sorted(keep)

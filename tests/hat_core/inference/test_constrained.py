@@ -68,17 +68,17 @@ def test_allowed_tokens_continue_an_offered_name_or_close_it(tokenizer):
     assert allowed_ids("get_", list(TOOLS), by_text) == set()
 
 
-def test_the_processor_masks_every_token_but_the_continuations(tokenizer):
-    text = CALL + '"query_o'
-    ids = torch.tensor([tokenizer(text)["input_ids"]])
+def test_the_hook_allows_only_the_continuations_inside_a_name(tokenizer):
     specs = [{"name": n, "parameters": {"properties": {p: {} for p in ps}}}
              for n, ps in TOOLS.items()]
-    proc = ToolCallConstraint(tokenizer, specs, prompt_len=0)
-    scores = proc(ids, torch.zeros(1, len(tokenizer)))
-    kept = torch.isfinite(scores[0]).nonzero().flatten().tolist()
-    assert [tokenizer.decode([i]) for i in kept] == ["r"]
-    free = proc(torch.tensor([tokenizer("你好")["input_ids"]]), torch.zeros(1, len(tokenizer)))
-    assert torch.isfinite(free).all()
+    allowed = ToolCallConstraint(tokenizer, specs, prompt_len=0, vocab_size=len(tokenizer))
+    inside = allowed(0, torch.tensor(tokenizer(CALL + '"query_o')["input_ids"]))
+    assert [tokenizer.decode([i]) for i in inside] == ["r"]
+    key = allowed(0, torch.tensor(tokenizer(CALL + '"query_price", "arguments": {"s')
+                                  ["input_ids"]))
+    assert [tokenizer.decode([i]) for i in key] == ["k"]
+    outside = allowed(0, torch.tensor(tokenizer("你好")["input_ids"]))
+    assert outside == list(range(len(tokenizer))) and allowed.steps_constrained == 2
 
 
 def _calls(backend: TransformersBackend, harness) -> list[dict]:
