@@ -10,6 +10,8 @@ unchanged.
     config = load_retrain_config("examples/configs/retrain_tiny.yaml")
     config.gates.t1_tolerance, config.eval.suites, config.config_hash()
 
+`eval.render_profile` is the prompt layout the suites render (the one the model was trained
+on); `eval.constrain_tools` holds the evaluated model's tool calls to the harness's tools.
 `eval.judge` (`rule` by default, or `llm` with `judge_model`, `judge_base_url` defaulting to
 `HAT_TEACHER_ENDPOINT`, `judge_source`) names the judge of the simulator suites; the flow
 consults the judge gate before an LLM judge is used (`flows/retrain.py`).
@@ -29,6 +31,7 @@ from db.job_retries import RetryPolicy
 from hat_core.config_file import build_config, read_mapping
 from hat_core.errors import ConfigError, Problem
 from hat_core.evaluation.judging import CALIBRATION_SOURCES, JUDGE_KINDS, JudgeConfig
+from hat_core.harness.render import PROFILES
 from hat_core.release.gates import GateConfig, gate_config_from_dict, load_gate_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +50,12 @@ class EvalSettings:
     limit: int | None = None  # caps episodes and IFEval items (None: no cap)
     max_tokens: int = 256
     seed: int = 0
+    # the prompt layout the suites render (hat_core.harness.render.PROFILES): the one the
+    # model was trained on (`data.render_profile`), e.g. `compact` for the toy bases
+    render_profile: str = "full"
+    # tool-call names and argument keys held to the harness's tools while decoding
+    # (`hat_core.inference.constrained`, docs/evaluation.md "Constrained tool calls")
+    constrain_tools: bool = False
     judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
     judge_base_url: str | None = None  # llm: default HAT_TEACHER_ENDPOINT
     judge_model: str | None = None
@@ -151,6 +160,16 @@ def _scalar_problems(config: RetrainConfig, where: str) -> list[Problem]:
                                 f">= 0, got {config.resume!r}"))
     if not config.registry_name.strip():
         problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
+    if config.eval.render_profile not in PROFILES:
+        problems.append(Problem(f"{where}.eval.render_profile",
+                                f"unknown render profile {config.eval.render_profile!r}; "
+                                f"valid: {', '.join(PROFILES)}"))
+    trained = config.data.get("render_profile") if isinstance(config.data, Mapping) else None
+    if trained is not None and trained != config.eval.render_profile:
+        problems.append(Problem(f"{where}.eval.render_profile",
+                                f"{config.eval.render_profile!r}, but the data is rendered "
+                                f"{trained!r} (data.render_profile): the gates would score "
+                                "the model on a prompt layout it was not trained on"))
     return problems + _judge_problems(config.eval, f"{where}.eval")
 
 

@@ -65,7 +65,9 @@ def evaluate_model(
     settings: EvalSettings, gate: JudgeDecision | None = None,
     previous: Harness | None = None,
 ) -> dict[str, float]:
-    """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`);
+    """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`),
+    rendered with `settings.render_profile`, calls held to its tools with
+    `settings.constrain_tools`;
     write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
     cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`. An LLM
     judge (`settings.judge`) needs the judge gate's allowing decision `gate`. `previous`: the
@@ -73,6 +75,7 @@ def evaluate_model(
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
     from hat_core.evaluation.report import write_report
+    from hat_core.harness.render import use_profile
     from hat_core.inference.backends import TransformersBackend
 
     options = EvalOptions(episodes=settings.episodes, variants=settings.variants,
@@ -82,8 +85,10 @@ def evaluate_model(
                           new_cases=settings.new_cases)
     sink = JsonlBadCaseSink(out.with_suffix(".badcases.jsonl"))
     try:
-        report = evaluate(TransformersBackend(model_dir), harness, list(suites), options,
-                          model_name=str(model_dir), bad_cases=sink, gate=gate)
+        backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools)
+        with use_profile(settings.render_profile):
+            report = evaluate(backend, harness, list(suites), options,
+                              model_name=str(model_dir), bad_cases=sink, gate=gate)
     finally:
         sink.close()
     write_report(report, out)
