@@ -126,8 +126,10 @@ def evaluate(model_dir: str, harness_json: str, suites: tuple[str, ...], out: st
 
 
 @task(**CACHED)
-def latency(model_dir: str, harness_json: str, settings: LatencySettings, out: str) -> bool:
-    return stages.measure_latency(Path(model_dir), _harness(harness_json), settings, Path(out))
+def latency(model_dir: str, harness_json: str, settings: LatencySettings, out: str,
+            render_profile: str = "full") -> bool:
+    return stages.measure_latency(Path(model_dir), _harness(harness_json), settings, Path(out),
+                                  render_profile=render_profile)
 
 
 @task(**CACHED)
@@ -393,7 +395,7 @@ class _Job:
             evaluate(base, self.harness_json, ev.suites, str(run / "base.json"), ev, gate)
         self.reach("latency")
         fast = latency(candidate, self.harness_json, self.config.latency,
-                       str(run / "latency.json"))
+                       str(run / "latency.json"), ev.render_profile)
         champ_rows = read_case_rows(run / CHAMPION_REPORT)
         base_rows = read_case_rows(run / "base.json") if by_base else champ_rows
         gates = evaluate_gates(read_case_rows(run / CANDIDATE_REPORT), champ_rows, base_rows,

@@ -97,16 +97,19 @@ def evaluate_model(
 
 
 def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings,
-                    out: Path) -> bool:
-    """Serve the model on loopback, replay harness requests, apply the gate profile; write
-    the report to `out` and return whether the profile passed."""
+                    out: Path, render_profile: str = "full") -> bool:
+    """Serve the model on loopback, replay harness requests (system prompts rendered with
+    `render_profile`, the evaluation's), apply the gate profile; write the report to `out`
+    and return whether the profile passed."""
     from hat_core.evaluation.report import write_report
+    from hat_core.harness.render import use_profile
     from hat_core.inference.server import transformers_server
     from hat_core.latency.measure import first_model_id, harness_requests, measure
     from hat_core.latency.profiles import get_profile
 
     profile = get_profile(settings.profile)
-    specs = harness_requests(harness, settings.requests)
+    with use_profile(render_profile):
+        specs = harness_requests(harness, settings.requests)
     with transformers_server(model_dir) as url:
         name = first_model_id(url) or str(model_dir)
         report = measure(url, name, specs, settings.concurrency, profile,
