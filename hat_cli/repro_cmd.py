@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 
 import typer
-import yaml
 
 from hat_cli.errors import exits_on_error
 from hat_cli.terminal import long_command
-from hat_cli.train_cmd import _sets
+from hat_core.config_file import parse_overrides
 from hat_core.errors import ConfigError
 from hat_core.repro.config import load_repro_config
 from hat_core.repro.report import markdown_table, merge_results, write_outputs
@@ -63,7 +62,7 @@ def repro(
             _log(merged, tracking_uri, work / "mlartifacts")
         return
     path = config or CONFIGS / ("repro_quick.yaml" if quick else "repro_full.yaml")
-    overrides: dict = {k: yaml.safe_load(v) for k, v in _sets(sets).items()}  # 1200 -> int
+    overrides = parse_overrides(sets)  # YAML scalars: 1200 -> int
     if seeds:
         overrides["seeds"] = _seeds(seeds)
     if threads:

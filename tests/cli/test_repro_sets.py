@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
     ("sft_steps=1200", "sft_steps"),            # no such key
     ("eval.episodes=many", "eval.episodes"),    # not a number
     ("max_steps", "max_steps"),                 # no value
+    ("sft.max_steps=[1", "--set sft.max_steps: not valid YAML"),
 ])
 def test_a_bad_set_is_refused_before_anything_is_written(tmp_path, override, named):
     done = subprocess.run([HAT, "repro", "--config", "examples/configs/repro_full.yaml",
