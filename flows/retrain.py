@@ -406,7 +406,10 @@ class _Job:
         eval_run = self.record("eval", side, {REPORTS_ARTIFACT: run},
                                extra={"gates": gates.to_dict(), "judge": gate.to_dict(),
                                       "new_kinds": list(self.new_kinds)},
-                               tags={"hat.gates_verdict": gates.verdict})
+                               tags={"hat.gates_verdict": gates.verdict,
+                                     "hat.eval_render_profile": ev.render_profile,
+                                     "hat.eval_decoding": "constrained-tools"
+                                     if ev.constrain_tools else "free"})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
                       str(run / "candidate.badcases.jsonl"),

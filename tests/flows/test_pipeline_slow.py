@@ -99,6 +99,8 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     assert {r.data.tags.get("hat.stage") for r in children} >= set(STAGES)
     (eval_run,) = [r for r in children if r.data.tags.get("hat.stage") == "eval"]
     assert eval_run.data.tags["hat.gates_verdict"] == verdict
+    assert (eval_run.data.tags["hat.eval_render_profile"],
+            eval_run.data.tags["hat.eval_decoding"]) == ("full", "free")
     again = retrain(harness_version=version.number, config_path=config)
     assert again["outcome"] == HANDLED and again["state"] == "succeeded"
     assert len(versions_of(mlflow_uri, registry_name)) == 1
