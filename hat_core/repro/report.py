@@ -258,21 +258,31 @@ def write_outputs(results: dict, out: Path) -> dict[str, Path]:
     return files
 
 
+def plotted_columns(results: dict, columns: tuple = COLUMNS) -> tuple[list, list[str]]:
+    """The table's columns that some arm has a value for, and the titles of those no arm
+    has (suites the run left out, such as the robustness ones): no empty panels."""
+    kept = [c for c in columns if any(arm_values(results, a, c[1]) for a in ARMS)]
+    return kept, [c[0] for c in columns if c not in kept]
+
+
 def plot_bars(results: dict, path: Path) -> Path:
-    """One panel per metric: a bar per arm (mean) with the std as error bar."""
+    """One panel per metric that was measured: a bar per arm (mean) with the std as error
+    bar; the title names the columns left out."""
     plt = _pyplot()
-    rows = math.ceil(len(COLUMNS) / 4)
-    fig, axes = plt.subplots(rows, 4, figsize=(17, 3.4 * rows))
-    for ax in axes.flat[len(COLUMNS):]:
+    columns, missing = plotted_columns(results)
+    rows = max(1, math.ceil(len(columns) / 4))
+    fig, axes = plt.subplots(rows, 4, figsize=(17, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(columns):]:
         ax.axis("off")
-    for ax, (title, key, scale) in zip(axes.flat, COLUMNS, strict=False):
+    for ax, (title, key, scale) in zip(axes.flat, columns, strict=False):
         stats = [mean_std([v * scale for v in arm_values(results, a, key)])
                  if arm_values(results, a, key) else (math.nan, None) for a in ARMS]
         ax.bar(range(len(ARMS)), [m for m, _ in stats], yerr=[s or 0 for _, s in stats],
                capsize=4, color=[ARM_COLORS[a] for a in ARMS])
         ax.set_xticks(range(len(ARMS)), ["base", "fixed", "hsa", "+opd", "hat"])
         ax.set_title(title, fontsize=9)
-    fig.suptitle(f"Reproduction table, seeds {', '.join(results['seeds'])} (mean ± std)")
+    fig.suptitle(f"Reproduction table, seeds {', '.join(results['seeds'])} (mean ± std)"
+                 + (f"; not run: {', '.join(missing)}" if missing else ""))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -19,6 +19,8 @@ from hat_core.repro.report import (
     failures_markdown,
     markdown_table,
     mean_std,
+    plot_bars,
+    plotted_columns,
     right_tool,
     right_tool_markdown,
 )
@@ -66,6 +68,13 @@ def test_table_has_one_row_per_arm_and_every_column(results):
     assert all(x.count("|") == len(COLUMNS) + 2 for x in lines)
     assert "| Fixed-Harness SFT | 70.0 ± 14.1 |" in table
     assert "| Base (no training) | 10.0 ± 0.0 |" in table
+
+
+def test_the_plot_leaves_out_columns_no_arm_has_and_names_them(results, tmp_path):
+    kept, missing = plotted_columns(results)
+    assert [c[1] for c in kept] == ["t1.pass_rate", "badcase_reduction"]
+    assert "Tool rob." in missing and len(kept) + len(missing) == len(COLUMNS)
+    assert plot_bars(results, tmp_path / "bars.png").stat().st_size > 0  # two panels
 
 
 def test_config_validation_lists_valid_keys(tmp_path):
