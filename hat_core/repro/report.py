@@ -280,7 +280,8 @@ def plot_bars(results: dict, path: Path) -> Path:
         ax.bar(range(len(ARMS)), [m for m, _ in stats], yerr=[s or 0 for _, s in stats],
                capsize=4, color=[ARM_COLORS[a] for a in ARMS])
         ax.set_xticks(range(len(ARMS)), ["base", "fixed", "hsa", "+opd", "hat"])
-        ax.set_title(title, fontsize=9)
+        passes = key.endswith(".pass_rate") or key == "t2.gap"  # the table's plain headers
+        ax.set_title(f"{title} pass rate" if passes else title, fontsize=9)
     fig.suptitle(f"Reproduction table, seeds {', '.join(results['seeds'])} (mean ± std)"
                  + (f"; not run: {', '.join(missing)}" if missing else ""))
     fig.tight_layout()
