@@ -42,6 +42,7 @@ PROBABILITIES = {
     "pinyin": "chance a new name is built from pinyin words",
     "affix": "chance a new name gets a prefix, suffix or version tag",
     "opaque": "chance a new name is random letters (training pool only)",
+    "shared_lead": "chance a variant's renamed tools all start with one word (a verb or namespace)",
     "redescribe_text": "chance one description/instruction is reworded",
     "language_switch": "chance headings and wording switch language (zh <-> en)",
     "shuffle_sections": "chance the prompt sections are reordered",
@@ -65,7 +66,7 @@ def _default_transforms() -> dict[str, TransformConfig]:
 
 def _default_probabilities() -> dict[str, float]:
     return {"rename_element": 0.8, "synonym": 0.7, "pinyin": 0.25, "affix": 0.3,
-            "opaque": 0.5, "redescribe_text": 0.6, "language_switch": 0.3,
+            "opaque": 0.5, "shared_lead": 0.0, "redescribe_text": 0.6, "language_switch": 0.3,
             "shuffle_sections": 0.5, "section_wording": 0.4, "hook_message": 0.7,
             "reorder_params": 0.5}
 

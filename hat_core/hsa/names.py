@@ -76,6 +76,35 @@ def new_name(old: str, rng: random.Random, pool: Pool, odds: NameOdds,
     raise ValueError(f"no free name for {old!r}")
 
 
+def led_name(old: str, lead: str, rng: random.Random, pool: Pool, odds: NameOdds,
+             taken: frozenset[str] | set[str] = frozenset()) -> str:
+    """A fresh name for `old` that starts with `lead`: the name `new_name` would draw, with
+    its first word replaced by `lead` (or `lead` put before a one-word name).
+
+    Several tools renamed with one lead (`fetch_cost`, `fetch_order`, `fetch_k3vq9xze`) can
+    only be told apart by their later words: a namespace or a shared verb, as real harnesses
+    do (v2's `query_price` beside `query_order`). Falls back to `new_name` when no led
+    candidate is free.
+    """
+    for _ in range(MAX_TRIES):
+        drawn = _draw(old, rng, pool, odds, None)
+        parts = words_keep(drawn)
+        candidate = join([lead, *(parts[1:] if len(parts) > 1 else parts)], _style_of(drawn))
+        if candidate != old and candidate not in taken and _fits(candidate, pool):
+            return candidate
+    return new_name(old, rng, pool, odds, taken)
+
+
+def lead_words(names: list[str], pool: Pool) -> list[str]:
+    """The words a shared lead may be: the names' own first words, their pool synonyms and
+    the pool's prefixes, less the words the pool must avoid; sorted, so a seed decides."""
+    firsts = {words(n)[0] for n in names if words(n)}
+    found = set(firsts) | {p.strip("_").lower() for p in pool.prefixes}
+    for word in firsts:
+        found.update(pool.synonyms.get(word, ()))
+    return sorted(w for w in found if w.isidentifier() and w not in pool.avoid)
+
+
 def is_screaming(name: str) -> bool:
     """SCREAMING_CASE: at least two letters, all upper case."""
     letters = [c for c in name if c.isalpha()]

@@ -22,7 +22,7 @@ from typing import Any
 from hat_core.harness.model import Harness
 from hat_core.hsa.config import HsaConfig
 from hat_core.hsa.mentions import Replacer, tokens
-from hat_core.hsa.names import new_name
+from hat_core.hsa.names import lead_words, led_name, new_name
 from hat_core.hsa.variant import RenameMap
 from hat_core.hsa.vocab import Pool
 
@@ -42,7 +42,12 @@ def plan_renames(harness: Harness, rng: random.Random, pool: Pool, config: HsaCo
     text_tokens = set().union(*(tokens(t) for t in free_texts(harness)))
     taken = text_tokens | all_names(harness) | _fixed_tokens(harness)
     planner = _Planner(rng, pool, config, taken)
-    tools = planner.elements([(t.id, t.name) for t in harness.tools], "tools" in kinds)
+    tool_items = [(t.id, t.name) for t in harness.tools]
+    lead = None
+    # drawn only when asked for, so configs without it keep their variants exactly
+    if "tools" in kinds and config.p("shared_lead") > 0 and rng.random() < config.p("shared_lead"):
+        lead = rng.choice(lead_words([name for _, name in tool_items], pool))
+    tools = planner.elements(tool_items, "tools" in kinds, lead)
     skills = planner.elements([(s.id, s.name) for s in harness.skills], "skills" in kinds)
     params = planner.params(harness, text_tokens) if "params" in kinds else {}
     return RenameMap(tools=tools, skills=skills, params=params, terms=dict(planner.terms))
@@ -57,21 +62,25 @@ class _Planner:
         self.taken = taken
         self.terms: dict[str, str] = {}
 
-    def fresh(self, old: str) -> str:
-        new = new_name(old, self.rng, self.pool, self.odds, self.taken)
+    def fresh(self, old: str, lead: str | None = None) -> str:
+        new = (led_name(old, lead, self.rng, self.pool, self.odds, self.taken) if lead
+               else new_name(old, self.rng, self.pool, self.odds, self.taken))
         self.taken.add(new)
         return new
 
-    def term(self, old: str) -> str:
+    def term(self, old: str, lead: str | None = None) -> str:
         if old not in self.terms:
-            self.terms[old] = self.fresh(old)
+            self.terms[old] = self.fresh(old, lead)
         return self.terms[old]
 
-    def elements(self, items: list[tuple[str, str]], enabled: bool) -> dict:
+    def elements(self, items: list[tuple[str, str]], enabled: bool,
+                 lead: str | None = None) -> dict:
+        """Rename each element with chance `p` (always when already a term); with `lead`,
+        every new name starts with it."""
         out = {}
         for element_id, name in items:
             if name in self.terms or (enabled and self.rng.random() < self.p):
-                out[element_id] = (name, self.term(name))
+                out[element_id] = (name, self.term(name, lead))
         return out
 
     def params(self, harness: Harness, text_tokens: set[str]) -> dict[str, dict[str, str]]:

@@ -16,12 +16,16 @@ from hat_core.harness.model import Harness
 from hat_core.harness.render import render
 from hat_core.hsa.augment import augment
 from hat_core.hsa.config import HsaConfig
+from hat_core.hsa.heldout import name_is_heldout
 from hat_core.hsa.mentions import Replacer, tokens
+from hat_core.hsa.names import lead_words, led_name, words
 from hat_core.hsa.rename import apply_renames, rename
 from hat_core.hsa.variant import RenameMap
 from hat_core.hsa.vocab import TRAIN
 
 RENAME_ONLY = HsaConfig().only("rename_tools", "rename_skills", "rename_params")
+# v1 under RENAME_ONLY and seed 5, drawn by the generator before `shared_lead` existed
+BEFORE_SHARED_LEAD = "502d22b460a120abce298001d5a20f3b3565564fd2be17643ff5d1b9f1d3932a"
 
 
 def mentioning(h: Harness) -> Harness:
@@ -111,3 +115,45 @@ def test_binding_map_composes_with_the_canonical_names_and_drops_unbound_ones():
         "size.recommend": {"heft": "weight_kg", "tall": "height_cm"},
         "shipping.estimate": {"town": "city"}}  # district binds nothing, bundle.offers no impl
     assert rm.binding_map()["shipping.estimate"] == {"area": "district", "town": "city"}
+
+
+def _with(cfg: HsaConfig, **probabilities: float) -> HsaConfig:
+    return replace(cfg, probabilities={**cfg.probabilities, **probabilities})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), version=st.sampled_from(VERSIONS), mention=st.booleans())
+def test_a_shared_lead_starts_every_renamed_tool_and_still_maps_back(seed, version, mention):
+    """With `shared_lead` 1 every renamed tool starts with one word; names stay fresh, unique
+    and valid, and the inverse map restores the harness."""
+    original = mentioning(HARNESSES["v1"]) if mention else HARNESSES[version]
+    cfg = _with(RENAME_ONLY, shared_lead=1.0, rename_element=0.9)
+    variant, rmap = rename(original, random.Random(seed), TRAIN, cfg)
+    new_names = [new for _, new in rmap.tools.values()]
+    if len(new_names) >= 2:
+        assert len({words(n)[0] for n in new_names}) == 1, new_names
+        assert len(set(new_names)) == len(new_names)
+    assert len({t.name for t in variant.tools}) == len(variant.tools)
+    assert all(not name_is_heldout(n) for n in new_names)
+    assert apply_renames(variant, rmap.inverse()).content_hash() == original.content_hash()
+
+
+def test_a_shared_lead_is_off_by_default_and_leaves_the_variants_unchanged(v1):
+    """Off (the default), the lead draws nothing from the seed: a variant is the one the
+    generator drew before the option existed (its hash, taken then), so earlier data builds
+    stay reproducible. On, the same seed gives other tool names."""
+    assert HsaConfig().p("shared_lead") == 0.0
+    plain = augment(v1, random.Random(5), RENAME_ONLY)
+    assert plain.harness.content_hash() == BEFORE_SHARED_LEAD
+    led = augment(v1, random.Random(5), _with(RENAME_ONLY, shared_lead=1.0))
+    assert [t.name for t in led.harness.tools] != [t.name for t in plain.harness.tools]
+
+
+def test_lead_words_come_from_the_names_their_synonyms_and_the_pool_prefixes(v1):
+    leads = lead_words([t.name for t in v1.tools], TRAIN)
+    assert {"get", "query", "fetch", "tool"} <= set(leads)
+    assert leads == sorted(leads)
+    assert not set(leads) & TRAIN.avoid
+    name = led_name("get_price", "query", random.Random(0), TRAIN, HsaConfig().odds(),
+                    {"query_order"})
+    assert words(name)[0] == "query" and name not in {"get_price", "query_order"}
