@@ -118,6 +118,14 @@ class JobLease:
                 _raise_in(self._body, None)  # withdraw one not delivered yet
         self._thread.join(timeout=5)
 
+    def stop(self) -> None:
+        """Renew no more: the body is about to end the job itself (succeeded or failed).
+        Once the store holds the job's end, a beat would read "not held" and raise
+        `LeaseLost` into the body's last steps (closing the MLflow run). A loss found
+        before this call still reaches the body: it ran without the job."""
+        with self._lock:
+            self._stop.set()
+
     def _beat(self) -> None:
         while not self._stop.wait(self.period):
             try:

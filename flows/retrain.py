@@ -267,6 +267,9 @@ def _run_job(settings: Settings, config: RetrainConfig, db_url: str, version: Ha
     except BaseException as exc:
         _stopped(exc, ctx, got, lease, config)
         raise
+    lease.stop()  # the job ends here: a beat after `finish` must not read it as lost
+    if lease.lost.is_set():  # lost before that: another run holds the job, leave it alone
+        raise LeaseLost(f"job {got.job.id} is no longer held by {lease.owner}")
     finish(db_url, got.job.id, "succeeded", result["verdict"])
     tracking.finish(parent_id)
     return {"job_key": key, "job_id": got.job.id, "outcome": got.outcome, **result}
@@ -276,6 +279,7 @@ def _stopped(exc: BaseException, ctx: _Job, got: JobClaim, lease: JobLease,
              config: RetrainConfig) -> None:
     """Record how the job stopped: interrupted from outside (resumed later) or failed."""
     cause = interruption_cause(exc, lease)
+    lease.stop()  # either way the store's job is about to change: no beat may read it as lost
     if cause is None:
         finish(ctx.db_url, got.job.id, "failed", f"{type(exc).__name__}: {exc}"[:2000])
         ctx.tracking.finish(ctx.parent_id, "FAILED")

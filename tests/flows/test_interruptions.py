@@ -39,8 +39,8 @@ def test_the_jobs_own_errors_are_failures(exc):
     assert interruption_cause(exc) is None
 
 
-def _held(store, owner: str = "me"):
-    version = submit_variant(store, 1)
+def _held(store, owner: str = "me", variant: int = 1):
+    version = submit_variant(store, variant)
     return in_transaction(store, lambda s: claim_job(
         s, harness_version_id=version.id, trigger="harness-change", owner=owner,
         lease=timedelta(minutes=5))).job
@@ -141,3 +141,26 @@ def test_a_lost_lease_crashes_the_flow_run_on_prefects_engine(prefect_harness, s
     assert calls == [1]
     with get_client(sync_client=True) as client:
         assert client.read_flow_run(runs[0]).state.is_crashed()
+
+
+def test_a_job_the_body_ended_itself_is_not_a_lost_lease(store):
+    """The flow stops the lease, ends the job in the store and then closes its MLflow run:
+    the beats after that end must not read the finished job as taken away (a chaos run lost
+    its last step that way under load). Without `stop`, the same ending raises."""
+    job = _held(store)
+    with JobLease(store, job.id, "me", lease_s=0.4) as lease:
+        lease.stop()
+        in_transaction(store, lambda s: finish_job(s, job_id=job.id, to="succeeded",
+                                                   reason="done"))
+        deadline = time.monotonic() + 1.0   # ten beat periods of closing work
+        while time.monotonic() < deadline:
+            sum(range(1000))
+    assert not lease.lost.is_set()
+
+    other = _held(store, owner="me-again", variant=2)
+    with pytest.raises(LeaseLost), JobLease(store, other.id, "me-again", lease_s=0.4):
+        in_transaction(store, lambda s: finish_job(s, job_id=other.id, to="succeeded",
+                                                   reason="done"))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            sum(range(1000))
