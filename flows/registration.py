@@ -14,6 +14,7 @@ from db.engine import in_transaction
 from db.flow_repo import find_model_version, find_model_version_for_job
 from db.release_repo import add_eval_result, list_eval_results, register_model_version
 from flows.tracking import CHALLENGER, CHAMPION, Tracking
+from hat_core.release.registry import DECODING_TAG
 from hat_core.release.rules import gates_verdict
 
 
@@ -37,15 +38,18 @@ def champion_of(tracking: Tracking, sessions: sessionmaker[Session],
 def register_candidate(tracking: Tracking, sessions: sessionmaker[Session], *, job_id: int,
                        parent_id: str, registry_name: str, model_dir: Path, gates: dict,
                        metrics: dict[str, float], harness_version_id: int,
-                       bad_cases: Path | None = None, cases_uri: str = "") -> str:
+                       bad_cases: Path | None = None, cases_uri: str = "",
+                       decoding: str = "free") -> str:
     """Register the job's checkpoint once (MLflow + store + eval results + its bad cases,
     queued for review); alias `challenger` when the gates passed. Safe to repeat.
     `cases_uri` (`runs:/<eval run>/reports/candidate.cases.jsonl`) is where every eval
-    result's per-case rows are."""
+    result's per-case rows are; `decoding` how the evaluation decoded tool calls (`free` or
+    `constrained-tools`), tagged `hat.decoding` so the gateway serves the version that way."""
     with sessions() as s:
         known = find_model_version_for_job(s, job_id=job_id, registry_name=registry_name)
     tags = {"hat.gates_passed": str(bool(gates.get("passed"))).lower(),
-            "hat.gates_verdict": str(gates.get("verdict") or gates_verdict(gates))}
+            "hat.gates_verdict": str(gates.get("verdict") or gates_verdict(gates)),
+            DECODING_TAG: decoding}
     version = known.version if known else tracking.register(parent_id, registry_name,
                                                             model_dir, tags)
     if known is None:

@@ -71,6 +71,7 @@ from hat_core.evaluation.paired import read_case_rows
 from hat_core.harness.model import Harness
 from hat_core.release.gates import GateResults, evaluate_gates, evaluate_zero_shot
 from hat_core.release.verdict import FAILED
+from hat_core.serving.arms import FREE, HELD
 from hat_core.settings import Settings, load_settings
 from hat_core.sim.scenarios import new_kinds
 
@@ -195,7 +196,8 @@ def register(tracking: Tracking, db_url: str, job_id: int, parent_id: str, confi
     return register_candidate(tracking, _sessions(db_url), job_id=job_id, parent_id=parent_id,
                               registry_name=config.registry_name, model_dir=Path(model_dir),
                               gates=gates, metrics=metrics, harness_version_id=version_id,
-                              bad_cases=Path(bad_cases), cases_uri=cases_uri)
+                              bad_cases=Path(bad_cases), cases_uri=cases_uri,
+                              decoding=HELD if config.eval.constrain_tools else FREE)
 
 
 @task(**IO_RETRIES)
@@ -412,8 +414,8 @@ class _Job:
                                       "new_kinds": list(self.new_kinds)},
                                tags={"hat.gates_verdict": gates.verdict,
                                      "hat.eval_render_profile": ev.render_profile,
-                                     "hat.eval_decoding": "constrained-tools"
-                                     if ev.constrain_tools else "free"})
+                                     "hat.eval_decoding": HELD
+                                     if ev.constrain_tools else FREE})
         mv = register(self.tracking, self.db_url, self.job_id, self.parent_id, self.config,
                       candidate, gates.to_dict(), cand, self.version.id,
                       str(run / "candidate.badcases.jsonl"),

@@ -14,6 +14,8 @@ vLLM), asking for the model `NAME/VERSION` of the arm; given several times (one 
 arm), each version goes to the server that lists it (`url_backends`).
 `--workers N` runs N gateway processes on the port (uvloop and httptools in each; default 2
 when forwarding, 1 when the models load here): see `embedded_gateway`.
+A model loaded here decodes tool calls as its version was evaluated for its release gates
+(tag `hat.decoding`: free, or held to the request's tools); `--decoding` overrides that.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import typer
 from sqlalchemy.orm import Session, sessionmaker
 
 from hat_cli.errors import exits_on_error
-from hat_core.serving.arms import ArmTable, ArmTarget, ChatBackend, LocalBackend
+from hat_core.errors import ConfigError, Problem
+from hat_core.serving.arms import DECODINGS, FREE, ArmTable, ArmTarget, ChatBackend, LocalBackend
 from hat_core.serving.exposure import ExposureLog
 from hat_core.serving.runner import Engine
 from hat_core.serving.switch import SlotFollower
@@ -49,11 +52,24 @@ class RunningGateway:
     follower: SlotFollower
 
 
-def registry_backends(registry, cache: Path) -> Callable[[ArmTarget], ChatBackend]:
-    """Open an arm's model in this process from the registry (downloaded once to `cache`)."""
+AUTO = "auto"
+
+
+def registry_backends(registry, cache: Path,
+                      decoding: str = AUTO) -> Callable[[ArmTarget], ChatBackend]:
+    """Open an arm's model in this process from the registry (downloaded once to `cache`),
+    decoding tool calls as the version was evaluated for its gates (`auto`: its
+    `hat.decoding` tag, `free` when untagged) or as `decoding` says (`DECODINGS`)."""
+    if decoding not in (AUTO, *DECODINGS):
+        raise ConfigError(f"unknown decoding {decoding!r}",
+                          [Problem("--decoding", f"one of {AUTO}, {', '.join(DECODINGS)}")])
+
     def open_backend(target: ArmTarget) -> ChatBackend:
         folder = cache / target.registry_name / target.version
-        return LocalBackend(registry.download(target.registry_name, target.version, folder))
+        how = registry.decoding(target.registry_name, target.version) \
+            if decoding == AUTO else decoding
+        return LocalBackend(registry.download(target.registry_name, target.version, folder),
+                            decoding=how if how in DECODINGS else FREE)
     return open_backend
 
 
@@ -152,11 +168,13 @@ def default_workers(backend_url: list[str] | None) -> int:
 
 
 def sibling_command(experiment_id: int, host: str, port: int, follow_every_s: float,
-                    backend_url: list[str] | None) -> list[str]:
+                    backend_url: list[str] | None, decoding: str = AUTO) -> list[str]:
     """The command line of one more gateway process on the same port and experiment."""
     line = [sys.executable, "-m", "hat_cli", "gateway", "--experiment", str(experiment_id),
             "--host", host, "--port", str(port), "--follow-every", str(follow_every_s),
             "--workers", "1", "--shared-port"]
+    if decoding != AUTO:
+        line += ["--decoding", decoding]
     for url in backend_url or []:
         line += ["--backend-url", url]
     return line
@@ -185,20 +203,26 @@ def sibling_gateways(commands: list[list[str]], say: Callable[[str], None]) -> I
 def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: str, port: int,
                      follow_every_s: float = 1.0, say: Callable[[str], None] = typer.echo,
                      backend_url: list[str] | None = None, workers: int | None = None,
-                     shared_port: bool = False) -> Iterator[RunningGateway]:
-    """`running_gateway` on the settings' registry: models loaded in this process, or
-    forwarded to the servers of `backend_url` (`url_backends`). `workers` > 1: as many
-    gateway processes on one port (SO_REUSEPORT), this one and `workers - 1` children, each
-    with its own exposure writer and slot follower (the assignment is a pure hash, so they
-    agree); `shared_port`: this process is one of them."""
+                     shared_port: bool = False, decoding: str = AUTO) -> Iterator[RunningGateway]:
+    """`running_gateway` on the settings' registry: models loaded in this process (tool calls
+    decoded as `registry_backends` says), or forwarded to the servers of `backend_url`
+    (`url_backends`; they decode as they are set up, so `decoding` must stay `auto`).
+    `workers` > 1: as many gateway processes on one port (SO_REUSEPORT), this one and
+    `workers - 1` children, each with its own exposure writer and slot follower (the
+    assignment is a pure hash, so they agree); `shared_port`: this process is one of them."""
     from hat_cli.db_cmd import whoami
     from hat_core.release.registry import ModelRegistry
 
+    if backend_url and decoding != AUTO:
+        raise ConfigError("--decoding applies to models loaded in the gateway; with "
+                          "--backend-url each server decodes as it is set up",
+                          [Problem("--decoding", "leave it out, or set up the server's "
+                                                 "structured outputs (vLLM)")])
     workers = default_workers(backend_url) if workers is None else workers
     experiment = choose_experiment(sessions, experiment_ref, actor=whoami())
     registry = ModelRegistry(settings.resolved_mlflow_uri())
     backends = url_backends(backend_url) if backend_url else registry_backends(
-        registry, Path(settings.home).resolve() / "serving")
+        registry, Path(settings.home).resolve() / "serving", decoding)
     if not shared_port:
         say(f"gateway: experiment {experiment.name} (id {experiment.id}, treatment share "
             f"{experiment.treatment_share}), {workers} process(es)")
@@ -207,7 +231,7 @@ def embedded_gateway(sessions, settings, *, experiment_ref: str | None, host: st
                          follow_every_s=follow_every_s, say=say, engine=engine) as running:
         bound = int(running.url.rsplit(":", 1)[1])
         with sibling_gateways([sibling_command(experiment.id, host, bound, follow_every_s,
-                                               backend_url)] * (workers - 1), say):
+                                               backend_url, decoding)] * (workers - 1), say):
             yield running
 
 
@@ -228,6 +252,10 @@ def gateway(
                                      "--backend-url, else 1)"),
     shared_port: bool = typer.Option(False, "--shared-port", hidden=True,
                                      help="one of several processes on the port"),
+    decoding: str = typer.Option(AUTO, "--decoding",
+                                 help="tool calls of the models loaded here: auto (as each "
+                                      "version was evaluated, its hat.decoding tag), free, or "
+                                      "constrained-tools (held to the request's tools)"),
 ) -> None:
     """Run the A/B gateway until Ctrl-C (OpenAI-compatible, sticky arms, exposures)."""
     from hat_cli.db_cmd import open_store
@@ -236,7 +264,8 @@ def gateway(
     sessions = open_store()
     with embedded_gateway(sessions, load_settings(), experiment_ref=experiment, host=host,
                           port=port, follow_every_s=follow_every, backend_url=backend_url,
-                          workers=workers, shared_port=shared_port) as running:
+                          workers=workers, shared_port=shared_port,
+                          decoding=decoding) as running:
         if not shared_port:
             typer.echo(f"gateway at {running.url}/v1/chat/completions (Ctrl-C stops it)")
         stop = threading.Event()

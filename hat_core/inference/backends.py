@@ -82,24 +82,35 @@ class OpenAIBackend:
     backoff (0.5 s doubling up to 8 s, jittered; a short `Retry-After` is honoured). `backoff_s`
     is accepted for callers of the former hand-written loop and not used. No proxy or other
     setting comes from the environment's HTTP variables (`trust_env=False`); with no
-    `api_key`, a placeholder is sent (servers without keys ignore it).
+    `api_key`, a placeholder is sent (servers without keys ignore it). `user` is sent as
+    OpenAI's `user` field (the HAT gateway's sticky arm). With `constrain_tools`, a call
+    given `allowed_tools` sends them in the body's `allowed_tools`: the HAT gateway's local
+    arms hold their tool calls to them (`hat_core.serving.arms.LocalBackend`); a server that
+    does not know the field ignores it (vLLM: set up its structured outputs instead).
     """
 
     def __init__(self, base_url: str, model: str, *, timeout_s: float = 120.0,
-                 retries: int = 2, backoff_s: float = 1.0, api_key: str | None = None):
+                 retries: int = 2, backoff_s: float = 1.0, api_key: str | None = None,
+                 user: str | None = None, constrain_tools: bool = False):
         import openai
 
         self.name, self.base_url, self.model = model, base_url.rstrip("/"), model
         self.retries, self.backoff_s = retries, backoff_s
+        self.user, self.constrain_tools = user, constrain_tools
         self.client = openai.OpenAI(
             base_url=f"{self.base_url}/v1", api_key=api_key or "EMPTY", timeout=timeout_s,
             max_retries=retries, http_client=openai.DefaultHttpx2Client(trust_env=False))
 
     def chat(self, messages: list[dict], tools: list[dict] | None = None, *,
-             max_tokens: int = 512, temperature: float = 0.0) -> AssistantOutput:
+             max_tokens: int = 512, temperature: float = 0.0,
+             allowed_tools: list[dict] | None = None) -> AssistantOutput:
         import openai
 
         extra = {"tools": tools} if tools else {}
+        if self.user:
+            extra["user"] = self.user
+        if self.constrain_tools and allowed_tools:
+            extra["extra_body"] = {"allowed_tools": allowed_tools}
         try:
             completion = self.client.chat.completions.create(
                 model=self.model, messages=messages, max_tokens=max_tokens,

@@ -21,6 +21,9 @@ from hat_core.errors import HatError, NotFoundError, Problem
 from hat_core.release.rules import CHALLENGER, CHAMPION, PREVIOUS
 
 HEALTH_TIMEOUT_S = 2.0
+# how the version's release gates decoded tool calls: `free` or `constrained-tools` (held to
+# the offered tools, `eval.constrain_tools`); the gateway serves the version the same way
+DECODING_TAG = "hat.decoding"
 
 
 class RegistryUnavailable(HatError):
@@ -117,6 +120,17 @@ class ModelRegistry:
                     self.client.get_registered_model(registry_name).aliases.items()}
         except MlflowException:
             return {}
+
+    def decoding(self, registry_name: str, version: str) -> str:
+        """How `version` was evaluated for its release gates (tag `hat.decoding`): `free` or
+        `constrained-tools`; `free` for versions registered without the tag."""
+        from mlflow.exceptions import MlflowException
+
+        try:
+            mv = self.client.get_model_version(registry_name, str(version))
+        except MlflowException:
+            return "free"
+        return mv.tags.get(DECODING_TAG) or "free"
 
     def download(self, registry_name: str, version: str, dst: Path) -> Path:
         """A local model directory of a registered version under `dst` (downloaded once):

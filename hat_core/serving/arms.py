@@ -5,8 +5,9 @@
     route = table.routes["control"]       # a request keeps its route until it finishes
     status, body = await route.backend.complete(openai_body)
 
-`LocalBackend` runs a model directory in this process (the embedded default, CPU);
-`HttpBackend` forwards to any OpenAI-compatible server (vLLM, `transformers serve`). Both
+`LocalBackend` runs a model directory in this process (the embedded default, CPU), with
+tool calls free or held to the request's tools (`DECODINGS`); `HttpBackend` forwards to any
+OpenAI-compatible server (vLLM, `transformers serve`), which decodes as it is set up. Both
 raise `ArmUnavailable` when the model cannot answer (the gateway's 503). A switch replaces
 the whole routing table in one assignment: requests already under way keep the route they
 took, new ones get the new table.
@@ -27,6 +28,12 @@ from hat_core.errors import HatError
 
 DEFAULT_MAX_TOKENS = 256
 JSON_HEADERS = {"content-type": "application/json"}
+# How a local arm decodes tool calls: freely, or held to the tools the request offers
+# (`hat_core.inference.constrained`: call names and argument keys only; what vLLM's structured
+# outputs do for a served model). A registered version names the decoding its release gates
+# were measured with (tag `hat.decoding`), and the gateway serves it the same way.
+FREE, HELD = "free", "constrained-tools"
+DECODINGS = (FREE, HELD)
 
 
 class ArmUnavailable(HatError):
@@ -90,20 +97,36 @@ def completion(model: str, message: dict, finish_reason: str = "stop") -> dict:
 
 
 class LocalBackend:
-    """A model directory run in this process (greedy; one generation at a time per model)."""
+    """A model directory run in this process (greedy; one generation at a time per model).
 
-    def __init__(self, model_dir: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS):
+    With `decoding="constrained-tools"` a call's name can only be one of the request's tools
+    and its argument keys only that tool's parameters: the tools of OpenAI's `tools` field
+    (rendered into the prompt by the chat template), or of `allowed_tools`, this gateway's
+    extension for clients that write the harness into the system prompt themselves, as the
+    simulator's compact profile does (`[{"name", "parameters"}]` or OpenAI tool specs; not
+    rendered). A request with neither decodes freely."""
+
+    def __init__(self, model_dir: str | Path, *, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 decoding: str = FREE):
         from hat_core.inference.backends import TransformersBackend
 
-        self.model = TransformersBackend(model_dir)
+        if decoding not in DECODINGS:
+            raise ValueError(f"unknown decoding {decoding!r}; valid: {', '.join(DECODINGS)}")
+        self.decoding = decoding
+        self.model = TransformersBackend(model_dir, constrain_tools=decoding == HELD)
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
 
     def _answer(self, body: dict) -> dict:
         limit = min(int(body.get("max_tokens") or self.max_tokens), self.max_tokens)
+        allowed = body.get("allowed_tools")
+        if allowed is not None and not (isinstance(allowed, list)
+                                        and all(map(_named_tool, allowed))):
+            raise ValueError("`allowed_tools` must be a list of tools, each "
+                             '{"name", "parameters"} or an OpenAI tool spec')
         with self._lock:
             out = self.model.chat(body.get("messages") or [], body.get("tools"),
-                                  max_tokens=limit)
+                                  max_tokens=limit, allowed_tools=allowed or None)
         message = {"role": "assistant", "content": out.content,
                    "reasoning_content": out.reasoning_content or None}
         if out.tool_calls:
@@ -242,6 +265,11 @@ class PoolBackend:
     async def aclose(self) -> None:
         for backend in self._backends.values():
             await backend.aclose()
+
+
+def _named_tool(spec) -> bool:
+    fn = spec.get("function", spec) if isinstance(spec, dict) else None
+    return isinstance(fn, dict) and isinstance(fn.get("name"), str) and bool(fn["name"])
 
 
 def _error(message: str, kind: str) -> dict:

@@ -9,7 +9,9 @@ Each chat request is assigned its user's sticky arm (`Experiment.arm`), answered
 arm's route at the moment it arrived, and logged as one `Exposure` (status and latency
 included, failures too) through the `ExposureLog`, which never blocks the response. A
 backend that does not answer gives HTTP 503 with a message naming the arm and the model.
-Answers carry `X-Request-Id`, `X-HAT-Arm` and `X-HAT-Model-Version` headers.
+Answers carry `X-Request-Id`, `X-HAT-Arm` and `X-HAT-Model-Version` headers, and
+`X-HAT-Decoding`: how the arm decoded tool calls (`free`, `constrained-tools` held to the
+request's tools, or `server` for a forwarded arm, whose server decides).
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class Gateway:
                 (time.perf_counter() - started) * 1000.0, status))
         headers = {"x-request-id": request_id, "x-hat-arm": arm,
                    "x-hat-model-version": route.target.label if route else ""}
+        if route is not None:  # how tool calls were decoded: free, held, or the server's own
+            headers["x-hat-decoding"] = getattr(route.backend, "decoding", "server")
         return JSONResponse(payload, status, headers)
 
     async def _answer(self, route, arm: str, body: dict) -> tuple[int, dict]:

@@ -32,7 +32,8 @@ def add_role(sessions, name: str, role: str) -> None:
 
 def registered_version(sessions, tracking: Tracking, registry_name: str, tmp: Path, i: int,
                        passed: bool, metrics: dict | None = None,
-                       gates: dict | None = None, cases_uri: str = "") -> str:
+                       gates: dict | None = None, cases_uri: str = "",
+                       decoding: str = "free") -> str:
     """A harness version, its job and a registered checkpoint with gate results (`gates`,
     else one t1 gate that passed or failed)."""
     version = submit_variant(sessions, i)
@@ -50,4 +51,5 @@ def registered_version(sessions, tracking: Tracking, registry_name: str, tmp: Pa
     return register_candidate(tracking, sessions, job_id=claim.job.id, parent_id=parent,
                               registry_name=registry_name, model_dir=model, gates=gates,
                               metrics=metrics or {"t1.accuracy": 0.8},
-                              harness_version_id=version.id, cases_uri=cases_uri)
+                              harness_version_id=version.id, cases_uri=cases_uri,
+                              decoding=decoding)

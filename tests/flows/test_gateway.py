@@ -15,12 +15,14 @@ from flow_helpers import add_role, registered_version
 from tiny_model import build_tiny_model, copy_with_seed
 
 from db.engine import in_transaction
-from db.experiments_repo import create_experiment
+from db.experiments_repo import create_experiment, list_experiments
 from db.exposures_repo import arm_counts, list_exposures
 from db.promotion import promote_slot, rollback_slot
-from hat_cli.gateway_cmd import registry_backends, running_gateway
+from hat_cli.gateway_cmd import embedded_gateway, registry_backends, running_gateway
+from hat_core.errors import ConfigError
 from hat_core.inference.server import free_port
-from hat_core.serving.arms import HttpBackend
+from hat_core.release.registry import DECODING_TAG
+from hat_core.serving.arms import FREE, HELD, HttpBackend
 
 pytestmark = pytest.mark.timeout(600)  # minutes under load; seconds on idle cores
 
@@ -45,9 +47,9 @@ def slot(store, tracking, registry_name, tmp_path, checkpoints):
 
 
 @contextlib.contextmanager
-def gateway(store, open_backend, share=0.5):
+def gateway(store, open_backend, share=0.5, name="wk49"):
     exp = in_transaction(store, lambda s: create_experiment(
-        s, name="wk49", treatment_share=share, actor="olga"))
+        s, name=name, treatment_share=share, actor="olga"))
     with running_gateway(store, exp, open_backend=open_backend, follow_every_s=0.2) as g, \
             httpx.Client(base_url=g.url, timeout=60, trust_env=False) as client:
         yield g, client, exp
@@ -162,6 +164,42 @@ def test_requests_without_a_user_are_refused_and_not_exposures(store, tracking, 
     assert by_header.status_code == 200
     assert outcome.json() == {"stored": 1} and again.status_code == 409
     assert [r.user_id for r in stored(store, exp, 5)] == ["viewer-1"]
+
+
+def test_each_version_is_served_with_the_decoding_its_gates_measured(
+        store, tracking, registry_name, tmp_path, checkpoints):
+    add_role(store, "olga", "operator")
+    for i, checkpoint in enumerate(checkpoints, 1):
+        shutil.copytree(checkpoint, tmp_path / f"model-{i}")
+    held = registered_version(store, tracking, registry_name, tmp_path, 1, passed=True,
+                              decoding=HELD)
+    old = registered_version(store, tracking, registry_name, tmp_path, 2, passed=True)
+    tracking.client.delete_model_version_tag(registry_name, old, DECODING_TAG)  # before tags
+    promote_slot(store, tracking, registry_name=registry_name, version=held, actor="olga")
+    assert tracking.decoding(registry_name, held) == HELD
+    assert tracking.decoding(registry_name, old) == FREE
+    by_tag = registry_backends(tracking, tmp_path / "serving")
+    forced = registry_backends(tracking, tmp_path / "serving-free", decoding=FREE)
+    for week, (open_backend, control) in enumerate(((by_tag, HELD), (forced, FREE))):
+        with gateway(store, open_backend, name=f"wk{50 + week}") as (g, client, exp):
+            user = control_user(exp)
+            other = next(u for u in (f"viewer-{i}" for i in range(100))
+                         if exp.assignment().arm(u) == "treatment")
+            assert ask(client, user).headers["x-hat-decoding"] == control
+            assert ask(client, other).headers["x-hat-decoding"] == FREE
+    with pytest.raises(ConfigError, match="unknown decoding"):
+        registry_backends(tracking, tmp_path / "serving", decoding="held")
+
+
+def test_a_forwarding_gateway_refuses_a_decoding_it_cannot_apply(store):
+    with store() as s:
+        before = len(list_experiments(s))
+    gateway = embedded_gateway(store, None, experiment_ref=None, host="127.0.0.1", port=0,
+                               backend_url=["http://127.0.0.1:9"], decoding=HELD)
+    with pytest.raises(ConfigError, match="each server decodes"), gateway:
+        pass
+    with store() as s:
+        assert len(list_experiments(s)) == before  # refused before anything was created
 
 
 def test_a_registered_version_loads_as_an_mlflow_transformers_model(
