@@ -1,4 +1,4 @@
-"""`hat base ...`: build the embedded base model from a seed, and probe a model directory."""
+"""`hat base ...`: build the base model from a seed, probe a model directory, grow it deeper."""
 
 from __future__ import annotations
 
@@ -101,3 +101,22 @@ def probe_cmd(
                f"{result.tool_call_valid:.0%}, right tool "
                f"{result.tool_name_correct:.0%}, exact call {result.tool_args_exact:.0%}, "
                f"instructions followed {result.instruction_followed:.0%} (n={n} each)")
+
+
+@app.command("grow")
+@exits_on_error
+def grow_cmd(
+    model_dir: Path = typer.Argument(..., help="model directory to grow"),
+    layers: int = typer.Option(..., "--layers", help="decoder layers of the grown model "
+                                                     "(more than now, at most twice)"),
+    out: Path = typer.Option(..., "--out", help="new model directory to write"),
+) -> None:
+    """Grow MODEL_DIR to LAYERS decoder layers computing the same function (block expansion:
+    each copy's output projections zeroed), for fine-tuning with more depth."""
+    from hat_core.basemodel.grow import grow_depth
+
+    report = grow_depth(model_dir, out, layers=layers)
+    typer.echo(f"{out}: {report.layers_before} -> {report.layers_after} layers (copies after "
+               f"blocks {', '.join(map(str, report.inserted_after))}), "
+               f"{report.parameters_before:,} -> {report.parameters_after:,} parameters, "
+               f"largest logit difference {report.max_logit_difference:.1e}")
