@@ -3,17 +3,20 @@
 `build_base_model(out, size="tiny", seed=0, cache_dir=...)` writes a Hugging Face model
 directory (config, weights, tokenizer with TRL's qwen3 chat template, `hat_base.json` manifest)
 to `out`. A build is keyed by `config_hash(size, seed)`; with a `cache_dir`, a finished build
-is stored there and reused (copied to `out`) unless `force=True`.
+is stored there and reused (copied to `out`) unless `force=True`; concurrent builds may share
+one cache (see `_place`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import re
 import shutil
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,13 +78,26 @@ def _is_build(path: Path, digest: str) -> bool:
     return manifest is not None and manifest.get("config_hash") == digest
 
 
-def _place(src: Path, dst: Path) -> None:
-    """Copy the model dir `src` to `dst` through a staging dir, replacing `dst`."""
-    staging = dst.with_name(dst.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(src, staging)
-    shutil.rmtree(dst, ignore_errors=True)
-    staging.rename(dst)
+def _place(src: Path, dst: Path, digest: str | None = None) -> None:
+    """Copy the model dir `src` to `dst` through a staging dir of this call, replacing `dst`.
+
+    With `digest`, a `dst` that already holds that build is kept as it is, so a process still
+    copying from it is not disturbed. Processes placing one build at once (two builds filling
+    one cache) each stage their own copy; the one whose rename loses keeps the winner's copy.
+    """
+    if digest and _is_build(dst, digest):
+        return
+    staging = dst.with_name(f"{dst.name}.partial-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        shutil.copytree(src, staging)
+        shutil.rmtree(dst, ignore_errors=True)
+        try:
+            staging.rename(dst)
+        except OSError:
+            if not (digest and _is_build(dst, digest)):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _check_out(out: Path, digest: str, force: bool) -> None:
@@ -108,14 +124,15 @@ def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Pa
         _place(entry, out)
         emit("reused", {"path": str(entry)})
         return BuildResult(out, read_manifest(out), True, entry)
-    staging = out.with_name(out.name + ".building")
-    shutil.rmtree(staging, ignore_errors=True)
-    manifest = _train_into(staging, spec, seed, digest, emit)
-    _place(staging, out)
-    shutil.rmtree(staging)
+    staging = out.with_name(f"{out.name}.building-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        manifest = _train_into(staging, spec, seed, digest, emit)
+        _place(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     if entry:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        _place(out, entry)
+        _place(out, entry, None if force else digest)
     return BuildResult(out, manifest, False, entry)
 
 

@@ -107,3 +107,41 @@ def test_load_base_returns_left_padding_tokenizer(test_build):
     assert tokenizer.padding_side == "left"
     assert not model.training
     assert isinstance(next(model.parameters()), torch.Tensor)
+
+
+def _fake_build(folder, digest: str, weights: bytes = b"w" * 200_000):
+    """A model dir as `_place` sees one: a manifest naming `digest` and a weights file."""
+    folder.mkdir(parents=True)
+    (folder / MANIFEST).write_text(json.dumps({"config_hash": digest}))
+    for i in range(20):
+        (folder / f"shard-{i}.bin").write_bytes(weights)
+    return folder
+
+
+def test_builds_placing_one_cache_entry_at_once_all_succeed(tmp_path):
+    """Two builds filling one cache (two test workers, two `hat base build`s) each place the
+    same finished build; every placement ends with the entry whole and no staging left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hat_core.basemodel.build import _place
+
+    sources = [_fake_build(tmp_path / f"src{i}", "d1") for i in range(6)]
+    entry = tmp_path / "cache" / "test-seed0-d1"
+    entry.parent.mkdir()
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(lambda src: _place(src, entry, "d1"), sources))   # re-raises any error
+    assert json.loads((entry / MANIFEST).read_text()) == {"config_hash": "d1"}
+    assert sorted(p.name for p in entry.iterdir()) == sorted(p.name for p in sources[0].iterdir())
+    assert [p.name for p in entry.parent.iterdir()] == [entry.name]
+
+
+def test_placing_keeps_an_entry_that_already_holds_the_build(tmp_path):
+    """A finished entry is not replaced (a reader may be copying from it); a stale one is."""
+    from hat_core.basemodel.build import _place
+
+    entry = _fake_build(tmp_path / "entry", "d1", weights=b"first")
+    _place(_fake_build(tmp_path / "same", "d1", weights=b"second"), entry, "d1")
+    assert (entry / "shard-0.bin").read_bytes() == b"first"
+    _place(_fake_build(tmp_path / "newer", "d2", weights=b"third"), entry, "d2")
+    assert (entry / "shard-0.bin").read_bytes() == b"third"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry", "newer", "same"]
