@@ -165,19 +165,20 @@ def test_serve_command_binds_loopback(tmp_path):
         pass
 
 
-def _server_pids() -> set[str]:
-    out = subprocess.run(["pgrep", "-f", "transformers.cli.transformers serve"],
+def _server_pids(model_dir) -> set[str]:
+    """Servers of `model_dir` only: another test worker may run its own meanwhile."""
+    out = subprocess.run(["pgrep", "-f", f"transformers serve {model_dir} "],
                          capture_output=True, text=True).stdout
     return set(out.split())
 
 
 @pytest.mark.slow
 def test_real_transformers_serve_with_a_tiny_model(tiny_model_dir):
-    before = _server_pids()
+    before = _server_pids(tiny_model_dir)
     specs = harness_requests(load_harness(V1), 3)
     with transformers_server(tiny_model_dir, device="cpu") as url:
         report = measure(url, str(tiny_model_dir), specs, [1, 2], get_profile("cpu-tiny"),
                          max_tokens=8, timeout_s=120)
     assert report.passed, report.to_dict()
     assert all(lv.errors == 0 and lv.output_tokens > 0 for lv in report.levels)
-    assert _server_pids() <= before  # stopped, no orphan left
+    assert _server_pids(tiny_model_dir) <= before  # stopped, no orphan left
