@@ -116,6 +116,11 @@ SIZES: dict[str, BaseSize] = {
 # (`query`, `_price`), so copying a name takes a few steps, not one per character.
 SIZES["toy-parts"] = replace(SIZES["toy-long"], name="toy-parts", tokenizer_kind="wordpart")
 
+# `toy-long` at twice the depth (2.3M parameters, 9.1 MB in fp32): the same corpus, tokenizer
+# and steps, pre-trained from scratch. `hat base grow` reaches this depth without pre-training;
+# this size asks what pre-training at that depth adds (docs/results.md).
+SIZES["toy-deep"] = replace(SIZES["toy-long"], name="toy-deep", num_layers=8)
+
 
 def get_size(name: str) -> BaseSize:
     """The size called `name`; `ConfigError` listing the valid names otherwise."""
