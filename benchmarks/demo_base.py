@@ -4,7 +4,7 @@ each, every model played on v1 and on v2 (the rename week).
     .venv/bin/python benchmarks/demo_base.py --work runs/demo-base [--steps 150,600]
         [--base-steps 600] [--episodes 45] [--bases s0,multi] [--start MODEL]
         [--arms hsa,fixed[,hsa-hi]] [--longer STEPS] [--render-profile compact-args]
-        [--by-change] [--constrain-tools]
+        [--by-change] [--constrain-tools] [--seed N]
 
 From the shipped `examples/models/toy-long` (generic tool use, no shop), on 2 cores:
 1. the pretraining surface S0: `hat augment` v1 once with
@@ -34,6 +34,9 @@ each: what each change of the week costs, paired against v1 on the same scenario
 tool-call names and argument keys held to the offered tools) into WORK/eval-constrained and
 WORK/results-constrained.json; run it after a free run on the same WORK and nothing is
 trained again, and both play the same scenarios.
+
+`--seed N` makes a replicate: data seeds 7+N (`s0`, `multi`) and N (the arms), training seed
+N, the same 45 scenarios; 0 (the default) runs the first runs' commands unchanged.
 """
 
 from __future__ import annotations
@@ -84,7 +87,8 @@ HARD_RENAMES = ["--set", "hsa.transforms.rename_tools.weight=1.0", "--set",
 ARMS = ("hsa", "fixed", "hsa-hi")
 
 
-def data(work: Path, wanted: set[str], profile: str = "compact") -> dict[str, Path]:
+def data(work: Path, wanted: set[str], profile: str = "compact",
+         seed: int = 0) -> dict[str, Path]:
     s0 = work / "s0" / "variant_000.yaml"
     if "s0" in wanted and not s0.is_file():
         wait([run([HAT, "augment", str(HARNESSES / "v1.yaml"), "-n", "1", "--seed", "777",
@@ -93,14 +97,14 @@ def data(work: Path, wanted: set[str], profile: str = "compact") -> dict[str, Pa
     floor = ["--set", "validation.min_kind_share=0.0002", "--set",
              "validation.min_skill_share=0.0002"]
     builds = {
-        "s0": (s0, "data_cpu_fixed.yaml", ["--set", "seed=7", "--set", "scenarios=9000",
+        "s0": (s0, "data_cpu_fixed.yaml", ["--set", f"seed={7 + seed}", "--set", "scenarios=9000",
                                            "--set", "catalog_size=900", *floor]),
         "multi": (HARNESSES / "v1.yaml", "data_cpu.yaml",
-                  ["--set", "seed=7", "--set", "scenarios=6000", "--set", "variants=1000",
-                   "--set", "catalog_size=600"]),
+                  ["--set", f"seed={7 + seed}", "--set", "scenarios=6000", "--set",
+                   "variants=1000", "--set", "catalog_size=600"]),
         "hsa": (HARNESSES / "v1.yaml", "data_cpu.yaml",
-                ["--set", "scenarios=3000", "--set", "variants=500"]),
-        "fixed": (HARNESSES / "v1.yaml", "data_cpu_fixed.yaml", []),
+                ["--set", "scenarios=3000", "--set", "variants=500", *seeded(seed)]),
+        "fixed": (HARNESSES / "v1.yaml", "data_cpu_fixed.yaml", seeded(seed)),
         "hsa-hi": (HARNESSES / "v1.yaml", "data_cpu.yaml",
                    ["--set", "scenarios=3000", "--set", "variants=500", *HARD_RENAMES]),
     }
@@ -116,14 +120,19 @@ def data(work: Path, wanted: set[str], profile: str = "compact") -> dict[str, Pa
     return out
 
 
+def seeded(seed: int) -> list[str]:
+    """`--set seed=N` for a replicate; nothing for seed 0, so earlier runs' commands stand."""
+    return ["--set", f"seed={seed}"] if seed else []
+
+
 def sft(base: Path, dataset: Path, out: Path, steps: int, lr: str, threads: int,
-        save: int, profile: str = "compact") -> list[str]:
+        save: int, profile: str = "compact", seed: int = 0) -> list[str]:
     return [HAT, "train", "sft", "--config", str(CONFIGS / "sft_cpu.yaml"), "--set",
             f"base={base}", "--set", f"dataset={dataset}", "--set", f"output_dir={out}",
             "--set", f"learning_rate={lr}", "--set", "warmup_steps=10", "--set",
             "per_device_train_batch_size=2", "--set", f"num_threads={threads}", "--set",
             f"save_steps={save}", "--set", "save_total_limit=20", "--set",
-            f"render_profile={profile}", "--max-steps", str(steps)]
+            f"render_profile={profile}", *seeded(seed), "--max-steps", str(steps)]
 
 
 def checkpoint(out: Path, step: int) -> Path:
@@ -132,12 +141,13 @@ def checkpoint(out: Path, step: int) -> Path:
 
 def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
           base_steps: int, start: Path = TOY_LONG, arms: tuple[str, ...] = ("hsa", "fixed"),
-          longer: int = 0, profile: str = "compact") -> dict[str, Path]:
+          longer: int = 0, profile: str = "compact", seed: int = 0) -> dict[str, Path]:
     models = {}
     for name in bases:
         out = work / f"base-{name}"
         if not checkpoint(out, base_steps).is_dir():
-            wait([run(sft(start, sets[name], out, base_steps, "2e-3", 2, base_steps, profile),
+            wait([run(sft(start, sets[name], out, base_steps, "2e-3", 2, base_steps, profile,
+                          seed),
                       work / f"base-{name}.log")])
         models[f"{name} base"] = checkpoint(out, base_steps)
         procs = []
@@ -146,7 +156,8 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
             if not checkpoint(arm_out, max(steps)).is_dir():
                 save = min(steps) if all(s % min(steps) == 0 for s in steps) else 1
                 procs.append(run(sft(models[f"{name} base"], sets[arm], arm_out, max(steps),
-                                     "1e-3", 1, save, profile), work / f"{name}-{arm}.log"))
+                                     "1e-3", 1, save, profile, seed),
+                                 work / f"{name}-{arm}.log"))
             for step in steps:
                 models[f"{name} + {arm} {step}"] = checkpoint(arm_out, step)
         wait(procs)
@@ -154,7 +165,7 @@ def train(work: Path, sets: dict[str, Path], bases: list[str], steps: list[int],
             long_out = work / f"{name}-hsa-long"
             if not checkpoint(long_out, longer).is_dir():
                 wait([run(sft(checkpoint(work / f"{name}-hsa", max(steps)), sets["multi"],
-                              long_out, longer, "1e-3", 2, longer // 2, profile),
+                              long_out, longer, "1e-3", 2, longer // 2, profile, seed),
                           work / f"{name}-hsa-long.log")])
             for step in (longer // 2, longer):
                 models[f"{name} + hsa-long {step}"] = checkpoint(long_out, step)
@@ -412,6 +423,9 @@ def main() -> None:
                          "tools (constrained decoding); reports go to WORK/eval-constrained, "
                          "so a second run on the same WORK trains nothing and pairs with the "
                          "first")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="a replicate: data seeds (multi 7+N, the arms N) and training seed N; "
+                         "0 runs the commands of the first runs unchanged")
     ap.add_argument("--render-profile", default="compact", choices=PROFILES,
                     help="how every build, training run and evaluation shows the harness; "
                          "compact-args adds each parameter's short description")
@@ -427,8 +441,8 @@ def main() -> None:
         sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; valid: {', '.join(ARMS)}")
     wanted = {*bases, *arms} | ({"multi"} if args.longer else set())
     profile = args.render_profile
-    models = train(args.work, data(args.work, wanted, profile), bases, steps,
-                   args.base_steps, args.start, arms, args.longer, profile)
+    models = train(args.work, data(args.work, wanted, profile, args.seed), bases, steps,
+                   args.base_steps, args.start, arms, args.longer, profile, args.seed)
     evaluate(args.work, models, args.episodes, profile)
     res = results(args.work, models, steps, bases)
     if args.by_change:

@@ -62,3 +62,26 @@ def test_all_but_the_renames_keeps_v2s_other_changes(parts, examples_dir):
     assert _names(rest)[0] == [v1.tool(t.id).name for t in v2.tools]
     assert _names(rest)[1] == _names(v1)[1]
     assert _texts(rest) == _texts(v2) and [t.id for t in rest.tools] == [t.id for t in v2.tools]
+
+
+def _sets(command: list[str]) -> dict[str, str]:
+    return dict(command[i + 1].split("=", 1) for i, word in enumerate(command) if word == "--set")
+
+
+def test_a_replicate_seeds_the_training_run_and_seed_0_keeps_the_first_runs_commands(
+        demo_base, tmp_path):
+    """`--seed N` reaches the SFT stage's own seed (read by the real config loader);
+    seed 0 adds nothing, so the first runs' commands and results stand."""
+    from hat_core.training.config import load_stage_config
+
+    first = demo_base.sft(tmp_path / "base", tmp_path / "data", tmp_path / "out", 600, "1e-3",
+                          1, 300, "compact-args")
+    again = demo_base.sft(tmp_path / "base", tmp_path / "data", tmp_path / "out", 600, "1e-3",
+                          1, 300, "compact-args", seed=0)
+    replicate = demo_base.sft(tmp_path / "base", tmp_path / "data", tmp_path / "out", 600,
+                              "1e-3", 1, 300, "compact-args", seed=2)
+    assert again == first and "seed" not in _sets(first)
+    config_path = Path(first[first.index("--config") + 1])
+    configs = [load_stage_config("sft", config_path, _sets(c), check_paths=False)
+               for c in (first, replicate)]
+    assert (configs[0].seed, configs[1].seed) == (0, 2)
