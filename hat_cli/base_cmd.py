@@ -33,6 +33,9 @@ class BuildDisplay:
             self.training = None
         if stage == "reused":
             self.term.print(f"reused cached base model at {info['path']}", highlight=False)
+        elif stage == "swept":
+            self.term.print(f"removed a killed build's staging folder {info['path']}",
+                            highlight=False)
         else:
             details = ", ".join(f"{k} {v}" for k, v in info.items())
             self.term.print(f"{stage}: {details}", highlight=False)

@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import shutil
+import socket
 import time
 import uuid
 from collections import Counter
@@ -78,6 +79,44 @@ def _is_build(path: Path, digest: str) -> bool:
     return manifest is not None and manifest.get("config_hash") == digest
 
 
+def _staging(target: Path, kind: str) -> Path:
+    """A staging folder of this call beside `target`: `<name>.<kind>-<host>-<pid>-<id>`."""
+    return target.with_name(f"{target.name}.{kind}-{_host()}-{os.getpid()}-"
+                            f"{uuid.uuid4().hex[:8]}")
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", socket.gethostname())[:40] or "host"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def sweep_staging(target: Path) -> list[Path]:
+    """Remove the staging folders beside `target` left by builds that died (SIGKILL, power):
+    those of this host whose process no longer runs. A live build's folder, and any other
+    host's (a cache on a shared disk), are left alone. Returns what was removed."""
+    target = Path(target)
+    if not target.parent.is_dir():
+        return []
+    pattern = re.compile(rf"{re.escape(target.name)}\.(?:partial|building)-"
+                         rf"{re.escape(_host())}-(\d+)-[0-9a-f]{{8}}")
+    removed = []
+    for path in target.parent.iterdir():
+        match = pattern.fullmatch(path.name)
+        if match and int(match.group(1)) != os.getpid() and not _pid_alive(int(match.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def _place(src: Path, dst: Path, digest: str | None = None) -> None:
     """Copy the model dir `src` to `dst` through a staging dir of this call, replacing `dst`.
 
@@ -87,7 +126,7 @@ def _place(src: Path, dst: Path, digest: str | None = None) -> None:
     """
     if digest and _is_build(dst, digest):
         return
-    staging = dst.with_name(f"{dst.name}.partial-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    staging = _staging(dst, "partial")
     try:
         shutil.copytree(src, staging)
         shutil.rmtree(dst, ignore_errors=True)
@@ -117,6 +156,10 @@ def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Pa
     emit = on_event or (lambda stage, info: None)
     _check_out(out, digest, force)
     entry = cache_entry(cache_dir, spec, seed) if cache_dir else None
+    for target in (out, entry):
+        if target is not None:
+            for path in sweep_staging(target):
+                emit("swept", {"path": str(path)})
     if not force and _is_build(out, digest):
         emit("reused", {"path": str(out)})
         return BuildResult(out, read_manifest(out), True, entry)
@@ -124,7 +167,7 @@ def build_base_model(out: Path, size: str = "tiny", seed: int = 0, cache_dir: Pa
         _place(entry, out)
         emit("reused", {"path": str(entry)})
         return BuildResult(out, read_manifest(out), True, entry)
-    staging = out.with_name(f"{out.name}.building-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    staging = _staging(out, "building")
     try:
         manifest = _train_into(staging, spec, seed, digest, emit)
         _place(staging, out)

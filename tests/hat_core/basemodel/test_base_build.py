@@ -145,3 +145,64 @@ def test_placing_keeps_an_entry_that_already_holds_the_build(tmp_path):
     _place(_fake_build(tmp_path / "newer", "d2", weights=b"third"), entry, "d2")
     assert (entry / "shard-0.bin").read_bytes() == b"third"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry", "newer", "same"]
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_sweep_removes_only_dead_builds_staging_of_this_host(tmp_path):
+    """A build killed with SIGKILL leaves its staging folder; the next build removes it. A live
+    process's folder, another host's (a shared cache disk) and unrelated names stay."""
+    import os
+
+    from hat_core.basemodel.build import _host, sweep_staging
+
+    target = tmp_path / "test-seed0-abc"
+    dead, live = _dead_pid(), os.getppid()
+    names = {
+        "dead_partial": f"{target.name}.partial-{_host()}-{dead}-0123abcd",
+        "dead_building": f"{target.name}.building-{_host()}-{dead}-89abcdef",
+        "live": f"{target.name}.partial-{_host()}-{live}-0123abcd",
+        "other_host": f"{target.name}.partial-otherhost-{dead}-0123abcd",
+        "other_entry": f"test-seed1-abc.partial-{_host()}-{dead}-0123abcd",
+        "unrelated": f"{target.name}.partial-notes",
+    }
+    for name in names.values():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "weights").write_bytes(b"w")
+    removed = sweep_staging(target)
+    assert sorted(p.name for p in removed) == sorted([names["dead_partial"],
+                                                      names["dead_building"]])
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {names[k] for k in ("live", "other_host", "other_entry", "unrelated")}
+    assert sweep_staging(tmp_path / "missing" / "entry") == []
+
+
+def test_build_sweeps_a_killed_builds_staging_before_reusing(test_build, tmp_path):
+    """`build_base_model` sweeps beside its output and its cache entry, then reuses."""
+    import shutil
+
+    from hat_core.basemodel.build import _host
+
+    out = tmp_path / "out"
+    shutil.copytree(test_build.path, out)
+    left_over = tmp_path / f"out.building-{_host()}-{_dead_pid()}-0123abcd"
+    left_over.mkdir()
+    cache = test_build.cache_path.parent
+    in_cache = cache / f"{test_build.cache_path.name}.partial-{_host()}-{_dead_pid()}-0123abcd"
+    in_cache.mkdir()
+    events = []
+    with one_thread():
+        result = build_base_model(out, size="test", seed=0, cache_dir=cache,
+                                  on_event=lambda stage, info: events.append((stage, info)))
+    assert result.reused
+    assert not left_over.exists() and not in_cache.exists()
+    assert sorted(info["path"] for stage, info in events if stage == "swept") == sorted(
+        [str(left_over), str(in_cache)])
