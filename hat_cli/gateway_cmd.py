@@ -129,7 +129,8 @@ def running_gateway(sessions: sessionmaker[Session], experiment, *,
                 await backend.aclose()
 
     app = gateway_app(experiment.assignment(), table, exposures,
-                      record_outcomes=record_outcomes, on_shutdown=close_backends)
+                      record_outcomes=record_outcomes, on_shutdown=close_backends,
+                      reroute=follower.refresh_now)
     try:
         try:
             follower.refresh()

@@ -8,7 +8,10 @@
 Each chat request is assigned its user's sticky arm (`Experiment.arm`), answered by that
 arm's route at the moment it arrived, and logged as one `Exposure` (status and latency
 included, failures too) through the `ExposureLog`, which never blocks the response. A
-backend that does not answer gives HTTP 503 with a message naming the arm and the model.
+backend that does not answer gives HTTP 503 with a message naming the arm and the model,
+unless `reroute` (the slot follower's `refresh_now`) finds the arm moved on to another
+version meanwhile: the request is then sent once more, to the arm's new route (a blue-green
+switch can stop the old server before the follower's poll sees the promotion).
 Answers carry `X-Request-Id`, `X-HAT-Arm` and `X-HAT-Model-Version` headers, and
 `X-HAT-Decoding`: how the arm decoded tool calls (`free`, `constrained-tools` held to the
 request's tools, or `server` for a forwarded arm, whose server decides).
@@ -60,9 +63,10 @@ class Gateway:
     """The gateway's handlers over one experiment, one routing table and one exposure log."""
 
     def __init__(self, experiment: Experiment, table: ArmTable, exposures: ExposureLog,
-                 record_outcomes: RecordOutcomes | None = None):
+                 record_outcomes: RecordOutcomes | None = None,
+                 reroute: Callable[[], object] | None = None):
         self.experiment, self.table, self.exposures = experiment, table, exposures
-        self.record_outcomes = record_outcomes
+        self.record_outcomes, self.reroute = record_outcomes, reroute
 
     async def chat(self, request: Request) -> JSONResponse:
         started = time.perf_counter()
@@ -80,7 +84,7 @@ class Gateway:
         route = self.table.routes.get(arm)
         status, payload = 500, {"error": {"message": "gateway error", "type": "server_error"}}
         try:
-            status, payload = await self._answer(route, arm, body)
+            status, payload, route = await self._answer_or_reroute(route, arm, body)
         finally:  # every assigned request is an exposure, whatever happened to it
             self.exposures.submit(Exposure(
                 self.experiment.id, user, arm, route.target.label if route else "",
@@ -92,6 +96,19 @@ class Gateway:
         if route is not None:  # how tool calls were decoded: free, held, or the server's own
             headers["x-hat-decoding"] = getattr(route.backend, "decoding", "server")
         return JSONResponse(payload, status, headers)
+
+    async def _answer_or_reroute(self, route, arm: str, body: dict):
+        """The answer and the route that gave it: a 503 from a backend that stopped answering
+        is retried once on the arm's new route when `reroute` finds one."""
+        status, payload = await self._answer(route, arm, body)
+        if status != 503 or route is None or self.reroute is None:
+            return status, payload, route
+        await run_in_threadpool(self.reroute)
+        fresh = self.table.routes.get(arm)
+        if fresh is None or fresh is route or fresh.target == route.target:
+            return status, payload, route
+        status, payload = await self._answer(fresh, arm, body)
+        return status, payload, fresh
 
     async def _answer(self, route, arm: str, body: dict) -> tuple[int, dict]:
         if route is None:
@@ -149,10 +166,12 @@ def parse_events(data) -> list[OutcomeEvent]:
 
 def gateway_app(experiment: Experiment, table: ArmTable, exposures: ExposureLog, *,
                 record_outcomes: RecordOutcomes | None = None,
-                on_shutdown: Callable[[], Awaitable[None]] | None = None) -> Starlette:
+                on_shutdown: Callable[[], Awaitable[None]] | None = None,
+                reroute: Callable[[], object] | None = None) -> Starlette:
     """The Starlette app of the gateway (serve it with `hat_core.serving.runner`);
-    `on_shutdown` runs on the server's loop after the last request (closing backends)."""
-    g = Gateway(experiment, table, exposures, record_outcomes)
+    `on_shutdown` runs on the server's loop after the last request (closing backends);
+    `reroute` is called (in a worker thread) before a backend's 503 is answered."""
+    g = Gateway(experiment, table, exposures, record_outcomes, reroute)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

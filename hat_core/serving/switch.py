@@ -12,11 +12,17 @@ while the old table keeps answering; then the table switches in one step. Backen
 by model version (the newest `cache_size`), so a rollback to a version served a moment ago
 switches at once; a kept backend with a `recheck()` (a pool of servers) is asked first
 whether a server still holds the version.
+
+`refresh_now()` is the gateway's call when an arm's backend stops answering: a blue-green
+switch may have stopped the old server before the poll saw the promotion. It refreshes at
+once, unless a refresh ran within `min_gap_s` (so a burst of failing requests reads the store
+once), and never raises.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
@@ -49,9 +55,16 @@ class SlotFollower:
         self._current: dict[str, ArmTarget] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # the poll thread and `refresh_now` callers
+        self._last = float("-inf")  # monotonic time the last refresh started
 
     def refresh(self) -> bool:
         """Read the targets once; switch when they changed. True when it switched."""
+        with self._lock:
+            return self._refresh()
+
+    def _refresh(self) -> bool:
+        self._last = time.monotonic()
         targets = effective_targets(self._read())
         if targets == self._current:
             return False
@@ -60,6 +73,19 @@ class SlotFollower:
         self._current = targets
         self._on_switch(self.table.labels())
         return True
+
+    def refresh_now(self, min_gap_s: float = 0.25) -> bool:
+        """Refresh at once unless one started within `min_gap_s` (callers that waited for
+        a refresh under way then see its table); errors go to `on_error`. True when it
+        switched."""
+        with self._lock:
+            if time.monotonic() - self._last < min_gap_s:
+                return False
+            try:
+                return self._refresh()
+            except Exception as exc:  # noqa: BLE001  (store or registry down: keep serving)
+                self._on_error(exc)
+                return False
 
     def backends(self) -> list[ChatBackend]:
         """The backends kept now (the arms' and the recently served versions')."""

@@ -131,3 +131,84 @@ def test_a_kept_pool_is_not_reused_while_no_server_holds_its_version():
     assert table.labels()["control"] == "m/2"
     listed["http://b"] = {"m/2", "m/1"}  # loaded again, on the other server
     assert follower.refresh() and table.routes["control"].backend.serving == ["http://b"]
+
+
+def answering_app(label: str) -> Starlette:
+    """A real OpenAI-style server that answers at once, naming itself."""
+    async def chat(request):
+        return JSONResponse(completion(label, {"role": "assistant", "content": label}))
+    return Starlette(routes=[Endpoint("/v1/chat/completions", chat, methods=["POST"])])
+
+
+def test_a_stopped_old_server_is_rerouted_to_the_arms_new_version():
+    """Blue-green under load: the old version's server stopped before the follower's poll
+    saw the promotion. The request that meets the stopped server is sent once more, to the
+    new version the store now names, and its exposure names that version."""
+    old, new = ArmTarget("m", "1"), ArmTarget("m", "2")
+    targets, rows, errors = {"control": old}, [], []
+    with serve_in_thread(answering_app("green")) as green:
+        with serve_in_thread(answering_app("blue")) as blue:
+            urls = {old: blue, new: green}
+            table = ArmTable()
+            follower = SlotFollower(table, read=lambda: targets, interval_s=3600,
+                                    open_backend=lambda t: HttpBackend(urls[t]),
+                                    on_error=errors.append)
+            follower.refresh()
+        # blue has stopped; the store names version 2, which the poll has not read yet
+        targets["control"] = new
+        log = ExposureLog(rows.extend, interval_s=0.01)
+        app = gateway_app(Experiment(1, "e", "s", 0.01), table, log,
+                          reroute=lambda: follower.refresh_now(min_gap_s=0))
+        with serve_in_thread(app) as url:
+            body = {"messages": [{"role": "user", "content": "hi"}], "user": "u1"}
+            answer = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=30)
+        log.close()
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["x-hat-model-version"] == "m/2"
+    assert answer.json()["choices"][0]["message"]["content"] == "green"
+    assert [(r.model_version, r.status) for r in rows] == [("m/2", 200)]
+    assert errors == []
+
+
+def test_a_dead_backend_with_no_new_version_still_answers_503_once_rerouted():
+    """Nothing to move to (the store still names the dead version): 503 naming the arm, and
+    at most one refresh per request."""
+    calls = []
+    target = ArmTarget("m", "1")
+    with serve_in_thread(answering_app("gone")) as gone:
+        pass  # stopped at once: nothing listens at `gone` now
+    table = ArmTable()
+
+    def read():
+        calls.append(1)
+        return {"control": target}
+    follower = SlotFollower(table, read=read, interval_s=3600,
+                            open_backend=lambda t: HttpBackend(gone))
+    follower.refresh()
+    log = ExposureLog(lambda batch: None, interval_s=0.01)
+    app = gateway_app(Experiment(1, "e", "s", 0.01), table, log,
+                      reroute=follower.refresh_now)
+    with serve_in_thread(app) as url:
+        body = {"messages": [{"role": "user", "content": "hi"}], "user": "u1"}
+        answers = [httpx.post(f"{url}/v1/chat/completions", json=body, timeout=30)
+                   for _ in range(3)]
+    log.close()
+    assert [a.status_code for a in answers] == [503, 503, 503]
+    assert "arm control (m/1)" in answers[0].json()["error"]["message"]
+    assert 1 <= len(calls) <= 4  # the first refresh, then at most one per request
+
+
+def test_refresh_now_reads_once_within_its_gap_and_never_raises():
+    reads, errors = [], []
+
+    def read():
+        reads.append(1)
+        if len(reads) > 1:
+            raise ConnectionError("store down")
+        return {"control": ArmTarget("m", "1")}
+    follower = SlotFollower(ArmTable(), read=read, open_backend=lambda t: object(),
+                            on_error=errors.append)
+    assert follower.refresh_now(min_gap_s=60) is True  # the first: nothing read before
+    assert follower.refresh_now(min_gap_s=60) is False and len(reads) == 1
+    assert follower.refresh_now(min_gap_s=0) is False  # the store is down: reported
+    assert len(reads) == 2 and [type(e) for e in errors] == [ConnectionError]
