@@ -120,10 +120,11 @@ def base_model(path: str | None, size: str, seed: int, home: str, cache: str) ->
 @task(**CACHED)
 def evaluate(model_dir: str, harness_json: str, suites: tuple[str, ...], out: str,
              settings: EvalSettings, gate: JudgeDecision | None = None,
-             previous_json: str | None = None) -> dict[str, float]:
+             previous_json: str | None = None, reuse: str | None = None) -> dict[str, float]:
     previous = _harness(previous_json) if previous_json else None
     return stages.evaluate_model(Path(model_dir), _harness(harness_json), suites, Path(out),
-                                 settings=settings, gate=gate, previous=previous)
+                                 settings=settings, gate=gate, previous=previous,
+                                 reuse=Path(reuse) if reuse else None)
 
 
 @task(**CACHED)
@@ -307,6 +308,10 @@ class _Job:
         self.new_kinds = new_kinds(_harness(version.document),
                                    _harness(previous.document) if previous else None)
 
+    @property
+    def zero_shot_report(self) -> Path:
+        return self.work / "zero_shot" / "report.json"
+
     def with_new(self, suites: tuple[str, ...]) -> tuple[str, ...]:
         """`suites`, plus `new` when this version adds scenario kinds."""
         return (*suites, "new") if self.new_kinds and "new" not in suites else suites
@@ -333,15 +338,14 @@ class _Job:
         ev = self.config.eval
         model = champion["model_dir"] if champion else base
         metrics = evaluate(model, self.harness_json, self.with_new(ev.zero_shot_suites),
-                           str(self.work / "zero_shot" / "report.json"), ev, self.gate,
-                           self.previous_json)
+                           str(self.zero_shot_report), ev, self.gate, self.previous_json)
         if champion is None:
             verdict = GateResults(())
             reason = "no champion yet: retrain needed"
         else:
             reference = reference_cases(self.tracking, champion["cases_uri"],
                                         str(self.work / "zero_shot" / "reference"))
-            current = read_case_rows(self.work / "zero_shot" / "report.json")
+            current = read_case_rows(self.zero_shot_report)
             verdict = evaluate_zero_shot(current, _rows(reference), self.config.gates,
                                          self.new_kinds)
             reason = zero_shot_reason(verdict)
@@ -392,8 +396,10 @@ class _Job:
         cand = evaluate(candidate, self.harness_json, suites, str(run / CANDIDATE_REPORT), ev,
                         gate, self.previous_json)
         champ_dir = champion["model_dir"] if champion else base
+        # the zero-shot check played this model on this harness already: its suites are taken
+        # from that report, only the others (IFEval) are played (stages.evaluate_model)
         champ = evaluate(champ_dir, self.harness_json, suites, str(run / CHAMPION_REPORT), ev,
-                         gate, self.previous_json)
+                         gate, self.previous_json, reuse=str(self.zero_shot_report))
         # IFE-P's reference: the base model's cases (without a champion, champ's are the
         # base's), or with `gates.ife_p_reference: champion` the live champion's
         by_base = bool(champion) and self.config.gates.ife_p_reference == "base"

@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from flows.config import EvalSettings, LatencySettings
@@ -63,7 +64,7 @@ class BuildProgress:
 def evaluate_model(
     model_dir: Path, harness: Harness, suites: tuple[str, ...], out: Path, *,
     settings: EvalSettings, gate: JudgeDecision | None = None,
-    previous: Harness | None = None,
+    previous: Harness | None = None, reuse: Path | None = None,
 ) -> dict[str, float]:
     """Run the named suites on a local model under `harness` (`hat_core.evaluation.evaluate`),
     rendered with `settings.render_profile`, calls held to its tools with
@@ -71,10 +72,16 @@ def evaluate_model(
     write `out` (JSON report + markdown), the per-case rows (`<out>.cases.jsonl`) and the bad
     cases (`<out>.badcases.jsonl`); return the flat metrics `{"suite.metric": value}`. An LLM
     judge (`settings.judge`) needs the judge gate's allowing decision `gate`. `previous`: the
-    harness the `new` suite's kinds are new over."""
+    harness the `new` suite's kinds are new over.
+
+    `reuse`: an earlier report of this same model, harness and settings (the job's zero-shot
+    check of the model it now compares against). Its suites are taken as they are (greedy
+    decoding plays them the same way again), marked `reused_from` in their summary, with their
+    bad cases; only the other suites are played. A report of another model or harness is not
+    reused."""
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
-    from hat_core.evaluation.report import write_report
+    from hat_core.evaluation.report import EvalReport, write_report
     from hat_core.harness.render import use_profile
     from hat_core.inference.backends import TransformersBackend
 
@@ -83,17 +90,49 @@ def evaluate_model(
                           seed=settings.seed,
                           judge=settings.judge_config(), previous=previous,
                           new_cases=settings.new_cases)
+    reused = reusable_suites(reuse, str(model_dir), harness, suites)
     sink = JsonlBadCaseSink(out.with_suffix(".badcases.jsonl"))
     try:
-        backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools)
-        with use_profile(settings.render_profile):
-            report = evaluate(backend, harness, list(suites), options,
-                              model_name=str(model_dir), bad_cases=sink, gate=gate)
+        if reused:
+            for line in _lines(reuse.with_suffix(".badcases.jsonl")):
+                if json.loads(line).get("suite") in reused:
+                    sink.add_json(line)
+        report = EvalReport(str(model_dir), harness.content_hash(), ())
+        if to_play := [n for n in suites if n not in reused]:
+            backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools)
+            with use_profile(settings.render_profile):
+                report = evaluate(backend, harness, to_play, options,
+                                  model_name=str(model_dir), bad_cases=sink, gate=gate)
     finally:
         sink.close()
+    played = {r.suite: r for r in report.suites}
+    report = replace(report, suites=tuple(reused.get(n) or played[n] for n in suites))
     write_report(report, out)
     write_cases(report, out.with_suffix(".cases.jsonl"))
     return flat_metrics(report)
+
+
+def reusable_suites(reuse: Path | None, model: str, harness: Harness,
+                    suites: tuple[str, ...]) -> dict:
+    """The suites of the report `reuse` that `evaluate_model` may take as they are: those
+    asked for, when the report is of `model` under `harness` (else none); `{name:
+    SuiteResult}`."""
+    from hat_core.evaluation.suites.base import SuiteResult
+
+    if reuse is None or not Path(reuse).is_file():
+        return {}
+    data = json.loads(Path(reuse).read_text(encoding="utf-8"))
+    if data.get("model") != model or data.get("harness_hash") != harness.content_hash():
+        return {}
+    return {s["suite"]: SuiteResult(s["suite"], s["metrics"],
+                                    {**s.get("summary", {}), "reused_from": str(reuse)},
+                                    tuple(s.get("rows", ())))
+            for s in data.get("suites", []) if s.get("suite") in suites}
+
+
+def _lines(path: Path) -> list[str]:
+    return [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] \
+        if path.is_file() else []
 
 
 def measure_latency(model_dir: Path, harness: Harness, settings: LatencySettings,

@@ -92,7 +92,11 @@ class JsonlBadCaseSink:
         self.count = 0
 
     def add(self, record: BadCaseRecord) -> None:
-        self._file.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
+        self.add_json(json.dumps(record.to_dict(), ensure_ascii=False))
+
+    def add_json(self, line: str) -> None:
+        """A bad case already written as one JSON line (copied from an earlier report)."""
+        self._file.write(line.rstrip("\n") + "\n")
         self._file.flush()
         self.count += 1
 

@@ -59,3 +59,41 @@ def test_the_flows_evaluation_renders_the_profile_and_holds_calls_to_the_harness
     # one the prompt outruns its 2,048 positions): calls at all show the profile was used
     assert called[False] and any(n not in names for n in called[False])
     assert called[True] and set(called[True]) <= names
+
+
+def test_a_report_of_the_same_model_and_harness_is_reused_suite_by_suite(tmp_path):
+    """The flow's judge step plays the reference model only on the suites its zero-shot
+    check did not: those are taken from the zero-shot report (rows, metrics, bad cases),
+    marked `reused_from`. A report of another model or harness is not reused."""
+    v1 = load_harness(ROOT / "examples" / "harnesses" / "v1.yaml")
+    v2 = load_harness(ROOT / "examples" / "harnesses" / "v2.yaml")
+    settings = EvalSettings(episodes=3, limit=3, max_tokens=24, render_profile="compact")
+    zero = tmp_path / "zero_shot" / "report.json"
+    first = evaluate_model(TOY_LONG, v1, ("t1",), zero, settings=settings)
+    out = tmp_path / "eval" / "champion.json"
+    again = evaluate_model(TOY_LONG, v1, ("t1", "ifeval"), out, settings=settings, reuse=zero)
+    report = json.loads(out.read_text(encoding="utf-8"))
+    t1, ifeval = report["suites"]
+    assert (t1["suite"], ifeval["suite"]) == ("t1", "ifeval")
+    assert t1["summary"]["reused_from"] == str(zero) and "reused_from" not in ifeval["summary"]
+    before = json.loads(zero.read_text(encoding="utf-8"))["suites"][0]
+    assert t1["rows"] == before["rows"] and t1["metrics"] == before["metrics"]
+    assert {k: v for k, v in again.items() if k.startswith("t1.")} == first
+    assert len(ifeval["rows"]) == 3  # played
+    bad = zero.with_suffix(".badcases.jsonl").read_text(encoding="utf-8").splitlines()
+    copied = out.with_suffix(".badcases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert bad and copied[:len(bad)] == bad
+    cases = [json.loads(x) for x in out.with_suffix(".cases.jsonl").open(encoding="utf-8")]
+    assert [c["case_id"] for c in cases if c["suite"] == "t1"] == \
+        [r["case_id"] for r in before["rows"]]
+    # another harness (v2's zero-shot report read for v1) or another model: played afresh
+    other = tmp_path / "other.json"
+    evaluate_model(TOY_LONG, v2, ("t1",), other, settings=settings)
+    fresh = tmp_path / "fresh.json"
+    evaluate_model(TOY_LONG, v1, ("t1",), fresh, settings=settings, reuse=other)
+    assert "reused_from" not in json.loads(fresh.read_text())["suites"][0]["summary"]
+    renamed = json.loads(zero.read_text(encoding="utf-8")) | {"model": "another/model"}
+    (tmp_path / "renamed.json").write_text(json.dumps(renamed), encoding="utf-8")
+    evaluate_model(TOY_LONG, v1, ("t1",), fresh, settings=settings,
+                   reuse=tmp_path / "renamed.json")
+    assert "reused_from" not in json.loads(fresh.read_text())["suites"][0]["summary"]

@@ -85,6 +85,12 @@ def test_the_whole_pipeline_end_to_end(prefect_harness, store, hat_env, mlflow_u
     assert {"t1", "t2"} <= {r["suite"] for r in rows}
     work = hat_env / "runs" / result["job_key"] / "eval"
     assert queued == len(read_bad_cases(work / "candidate.badcases.jsonl"))
+    # the first job's reference (the base) is the model its zero-shot check played: those
+    # suites are taken from that report, IFEval alone is played again
+    reference = json.loads((work / "champion.json").read_text(encoding="utf-8"))
+    zero_report = work.parent / "zero_shot" / "report.json"
+    reused = {s["suite"]: s["summary"].get("reused_from") for s in reference["suites"]}
+    assert reused == {"t1": str(zero_report), "t2": str(zero_report), "ifeval": None}
     challenger = Tracking(mlflow_uri).alias_version(registry_name, CHALLENGER)
     assert challenger == ("1" if gates["passed"] else None)
     (mv,) = versions_of(mlflow_uri, registry_name)
