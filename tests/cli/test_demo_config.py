@@ -33,7 +33,8 @@ def test_the_demo_default_is_the_demo_config():
     assert load_retrain_config(DEMO_CONFIG).base_size == "test"
 
 
-@pytest.mark.parametrize("name", ["retrain_tiny.yaml", "retrain_gpu.yaml"])
+@pytest.mark.parametrize("name", ["retrain_tiny.yaml", "retrain_gpu.yaml",
+                                  "retrain_demo_toylong.yaml"])
 def test_the_other_retrain_configs_load_and_their_stages_validate(name):
     config = load_retrain_config(DEMO_CONFIG.with_name(name))
     if config.base_model is None:
@@ -41,3 +42,19 @@ def test_the_other_retrain_configs_load_and_their_stages_validate(name):
     for stage in ("sft", "opd", "rl"):
         data = {**JOB_INPUTS[stage], **getattr(config, stage), "base": "b", "output_dir": "o"}
         build_stage_config(stage, data, check_paths=False)
+
+
+def test_the_shipped_base_demo_config_names_the_shipped_base_and_decidable_sizes():
+    """`retrain_demo_toylong.yaml` trains from the shipped `toy-long` (no build), renders the
+    layout that base was built on, and plays at least `min_cases` scenarios per suite, so
+    its paired verdicts can be decided."""
+    from hat_core.basemodel.build import read_manifest
+
+    config = load_retrain_config(DEMO_CONFIG.with_name("retrain_demo_toylong.yaml"))
+    root = DEMO_CONFIG.parents[2]
+    manifest = read_manifest(root / config.base_model)
+    assert manifest["size"] == config.base_size == "toy-long"
+    assert config.eval.render_profile == config.data["render_profile"] == \
+        manifest["render_profile"]
+    assert config.eval.episodes >= config.gates.min_cases
+    assert config.eval.limit is None or config.eval.limit >= config.gates.min_cases

@@ -48,6 +48,9 @@ RUN_HERE = [
 ELSEWHERE = {
     "retrain_demo.yaml": "tests/cli/test_demo_config.py (and `hat demo`)",
     "retrain_tiny.yaml": "tests/cli/test_demo_config.py (loaded, stages validated)",
+    "retrain_demo_toylong.yaml": "tests/cli/test_demo_config.py (loaded, stages validated); "
+                                 "`hat demo --config` on it takes about 45 min "
+                                 "(docs/operations.md)",
     "retrain_gpu.yaml": "tests/cli/test_demo_config.py (loaded, stages validated); GPU host",
     "repro_quick.yaml": "tests/cli/test_repro_cli_slow.py",
     "repro_full.yaml": "hours on 2 cores (docs/results.md); its stage configs are loaded and "
