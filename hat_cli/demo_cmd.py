@@ -275,13 +275,38 @@ def _closing(term: Terminal, timings: list[tuple[str, float]], state: DemoState)
     term.print("[bold]where everything is[/]")
     for what, where in state.artefacts.items():
         term.print(f"  {what}: {where}", markup=False, highlight=False)
-    term.print(f"about the model: {QUALITY}")
+    term.print(f"about the model: {model_note(state)}")
     term.hint("`hat ui` (Harness diff, Runs, Release pages), `hat harness diff 1 2`, "
               f"`hat login operator` (password {DEMO_PASSWORD}), then "
               "`hat harness submit examples/harnesses/v4.yaml --note wk4` and "
-              "`hat retrain --harness-version 4 --config examples/configs/retrain_demo.yaml`")
+              f"`hat retrain --harness-version 4 --config {_shown(state.config_path)}`")
     for text in demo_retrain.ui_hints(state):
         term.hint(text)
+
+
+def model_note(state: DemoState) -> str:
+    """What the closing lines say about the model: the default config's caveat, or for
+    another config (`--config`) which base and budget this run used, and no claim."""
+    if state.config_path.resolve() == demo_retrain.DEMO_CONFIG.resolve():
+        return QUALITY
+    if state.config is None:
+        from flows.config import load_retrain_config
+
+        state.config = load_retrain_config(state.config_path)
+    config = state.config
+    base = config.base_model or f"the `{config.base_size}`-size base"
+    steps = config.sft.get("max_steps", "the stage's default")
+    return (f"this run's config ({_shown(state.config_path)}) trains from {base} with "
+            f"{steps} HSA-SFT steps for v1; the week table above has its numbers, each with "
+            "its interval, and docs/operations.md what the shipped configs measured.")
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working folder when it is under it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 QUALITY = ("the default config (examples/configs/retrain_demo.yaml) trains from the `test`-size "

@@ -58,3 +58,16 @@ def test_the_shipped_base_demo_config_names_the_shipped_base_and_decidable_sizes
         manifest["render_profile"]
     assert config.eval.episodes >= config.gates.min_cases
     assert config.eval.limit is None or config.eval.limit >= config.gates.min_cases
+
+
+def test_the_closing_note_about_the_model_follows_the_config():
+    """The default config's caveat (every model scores 0) is printed for it alone; another
+    config gets which base and budget it used, and no claim about scores."""
+    from hat_cli.demo_cmd import QUALITY, DemoState, model_note
+
+    assert model_note(DemoState(episodes=15, seed=0)) == QUALITY
+    other = DemoState(episodes=15, seed=0,
+                      config_path=DEMO_CONFIG.with_name("retrain_demo_toylong.yaml"))
+    note = model_note(other)
+    assert "examples/models/toy-long" in note and "400 HSA-SFT steps" in note
+    assert "scores 0" not in note and "retrain_demo_toylong.yaml" in note
