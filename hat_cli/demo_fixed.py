@@ -9,7 +9,10 @@ then puts both through the same zero-shot check on v2.
         --harness examples/harnesses/v1.yaml --base DIR --out DIR [--tracking-uri URI]
 
 It writes OUT/data (the build), OUT/sft (the model) and OUT/result.json (the stage's result);
-the fixed arm is logged to MLflow as experiment `demo-fixed-harness`.
+the fixed arm is logged to MLflow as experiment `demo-fixed-harness`. With `--evaluate
+HARNESS` (repeatable) it then plays the model on each harness with the config's zero-shot
+suites and evaluation settings, into OUT/eval/<harness file stem>.json: the reports `hat demo`
+reads, made here while the flow still trains the champion on the other core.
 """
 
 from __future__ import annotations
@@ -48,6 +51,23 @@ def train_fixed(config_path: Path, harness_path: Path, base: Path, out: Path,
                        experiment=EXPERIMENT)
 
 
+def evaluate_fixed(config_path: Path, harnesses: list[Path], out: Path) -> list[Path]:
+    """The trained model's reports on each harness (the zero-shot suites, the config's
+    evaluation settings), as `hat demo`'s `FixedArm.evaluate` writes them."""
+    from flows.config import load_retrain_config
+    from flows.stages import evaluate_model
+    from hat_core.harness.io import load_harness
+
+    ev = load_retrain_config(config_path).eval
+    written = []
+    for path in harnesses:
+        report = out / "eval" / f"{path.stem}.json"
+        evaluate_model(out / "sft", load_harness(path), ev.zero_shot_suites, report,
+                       settings=ev)
+        written.append(report)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", type=Path, required=True)
@@ -55,8 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--base", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--tracking-uri", default=None)
+    p.add_argument("--evaluate", type=Path, action="append", default=[],
+                   help="a harness to play the trained model on (repeatable)")
     args = p.parse_args(argv)
     result = train_fixed(args.config, args.harness, args.base, args.out, args.tracking_uri)
+    evaluate_fixed(args.config, args.evaluate, args.out)
     (args.out / "result.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 

@@ -104,6 +104,9 @@ def rates_table(title: str, arms: Mapping[str, Mapping]) -> Table:
 
 # --- the fixed-harness arm ---------------------------------------------------------------------
 
+FIXED_WEEKS = ("v1", "v2")  # the weeks the fixed-harness model is played on
+
+
 class FixedArm:
     """The fixed-harness model: trained in a child process beside the champion, then scored
     with the flow's own evaluation settings."""
@@ -134,7 +137,10 @@ class FixedArm:
         cmd = [sys.executable, "-m", "hat_cli.demo_fixed", "--config",
                str(self.state.config_path), "--harness", str(EXAMPLES / "v1.yaml"),
                "--base", str(base), "--out", str(self.out),
-               "--tracking-uri", self.state.tracking.tracking_uri]
+               "--tracking-uri", self.state.tracking.tracking_uri,
+               # its reports on v1 and v2, played in the child while the flow trains
+               *[a for week in FIXED_WEEKS for a in ("--evaluate", str(EXAMPLES /
+                                                                        f"{week}.yaml"))]]
         self.started = time.perf_counter()
         with self.log.open("w", encoding="utf-8") as log:
             self.proc = spawn(cmd, stdout=log, stderr=subprocess.STDOUT,

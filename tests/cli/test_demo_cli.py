@@ -112,6 +112,12 @@ def test_the_fixed_harness_model_trains_beside_the_champion(story):
     tmp, out = story
     fixed = tmp / ".hat" / "runs" / "demo-fixed-harness"
     assert (fixed / "sft" / "hat_stage.json").is_file() and (fixed / "result.json").is_file()
+    # its reports on v1 and v2 are played in the child, before it writes its result (so while
+    # the flow still trains the champion), and read by the demo as they are
+    finished = (fixed / "result.json").stat().st_mtime
+    for week in ("v1", "v2"):
+        report = fixed / "eval" / f"{week}.cases.jsonl"
+        assert report.stat().st_mtime <= finished
     manifest = json.loads((fixed / "data" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["config"]["variants"] == 0            # the live harness only
     assert "week 1: both models on v1 (t1) and held-out variants (t2)" in out
