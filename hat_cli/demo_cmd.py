@@ -316,4 +316,6 @@ QUALITY = ("the default config (examples/configs/retrain_demo.yaml) trains from 
            "inconclusive (0 against 0 shows nothing). The CPU recipe that learns the job "
            "(docs/results.md) starts from the shipped examples/models/toy-long and needs about "
            "1,800 packed SFT steps per arm (35-60 minutes on 2 cores); `hat demo --config FILE` "
-           "runs the story with any retrain config.")
+           "runs the story with any retrain config, e.g. "
+           "examples/configs/retrain_demo_toylong.yaml (the shipped base, 400 steps per arm, "
+           "about 30 minutes).")
