@@ -121,8 +121,12 @@ def reusable_suites(reuse: Path | None, model: str, harness: Harness,
 
     if reuse is None or not Path(reuse).is_file():
         return {}
-    data = json.loads(Path(reuse).read_text(encoding="utf-8"))
-    if data.get("model") != model or data.get("harness_hash") != harness.content_hash():
+    try:  # a report cut short (a job killed while writing it) is played afresh, not read
+        data = json.loads(Path(reuse).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("model") != model or \
+            data.get("harness_hash") != harness.content_hash():
         return {}
     return {s["suite"]: SuiteResult(s["suite"], s["metrics"],
                                     {**s.get("summary", {}), "reused_from": str(reuse)},

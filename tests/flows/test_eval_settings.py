@@ -97,3 +97,6 @@ def test_a_report_of_the_same_model_and_harness_is_reused_suite_by_suite(tmp_pat
     evaluate_model(TOY_LONG, v1, ("t1",), fresh, settings=settings,
                    reuse=tmp_path / "renamed.json")
     assert "reused_from" not in json.loads(fresh.read_text())["suites"][0]["summary"]
+    (tmp_path / "cut.json").write_text('{"model": "', encoding="utf-8")  # cut short
+    evaluate_model(TOY_LONG, v1, ("t1",), fresh, settings=settings, reuse=tmp_path / "cut.json")
+    assert "reused_from" not in json.loads(fresh.read_text())["suites"][0]["summary"]
