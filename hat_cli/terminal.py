@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -235,6 +236,13 @@ class _OwnWarnings(logging.Handler):
         self.console.print(self.format(record), markup=False, highlight=False)
 
 
+def _warning_to_log(message, category, filename, lineno, file=None, line=None) -> None:
+    """`warnings.showwarning` during a long command: the warning goes to the `py.warnings`
+    logger (the log file), as `logging.captureWarnings` would send it."""
+    text = warnings.formatwarning(message, category, filename, lineno, line)
+    logging.getLogger("py.warnings").warning("%s", text.rstrip())
+
+
 def log_path(home: Path, command: str) -> Path:
     """`<home>/logs/<command>-<YYYYmmdd-HHMMSS>.log` (the folder is created)."""
     folder = Path(home).resolve() / "logs"
@@ -300,14 +308,20 @@ def _routed(log: IO[str], console: Console, terminal_streams: tuple) -> Iterator
     for name in LOUD:
         logging.getLogger(name).setLevel(logging.WARNING)
     adopt_library_loggers(terminal_streams)
-    logging.captureWarnings(True)
+    # The hook is set and restored here rather than with `logging.captureWarnings`: that
+    # function does nothing while its module state says capture is on, and a library that
+    # calls it at import (Great Expectations does) can leave that state on after the hook
+    # itself was put back (pytest restores it after each test), so warnings went nowhere near
+    # the log file.
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_to_log
     sys.stdout = sys.stderr = log
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved[2], saved[3]
         _repoint_handlers(log, saved[3])
-        logging.captureWarnings(False)
+        warnings.showwarning = shown
         root.handlers, _ = saved[0], root.setLevel(saved[1])
         for name, level in loud.items():
             logging.getLogger(name).setLevel(level)

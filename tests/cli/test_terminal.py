@@ -56,6 +56,29 @@ def test_library_chatter_goes_to_the_log_file_and_own_warnings_to_the_terminal(p
     assert sys.stdout is piped
 
 
+def test_warnings_reach_the_log_file_when_a_library_left_capture_state_on(pipe, tmp_path):
+    """Great Expectations calls `logging.captureWarnings(True)` at import; once the hook it set
+    is put back (pytest does so after each test), logging still believes it captures and a
+    second `captureWarnings(True)` does nothing. The command must route warnings regardless."""
+    before = warnings.showwarning
+    logging.captureWarnings(True)
+    warnings.showwarning = before      # the hook put back, logging's state left on
+    try:
+        piped = pipe()
+        home = tmp_path / "home"
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            with long_command("demo", home=home):
+                warnings.warn("a library's deprecation", FutureWarning, stacklevel=1)
+            assert warnings.showwarning is before
+        written = next((home / "logs").glob("demo-*.log")).read_text(encoding="utf-8")
+        assert "a library's deprecation" in written
+        assert "a library's deprecation" not in piped.getvalue()
+    finally:
+        logging.captureWarnings(False)
+        warnings.showwarning = before
+
+
 def test_streams_and_logging_are_restored_after_the_command(pipe, tmp_path):
     piped = pipe()
     root = logging.getLogger()
