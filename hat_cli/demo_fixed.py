@@ -51,21 +51,29 @@ def train_fixed(config_path: Path, harness_path: Path, base: Path, out: Path,
                        experiment=EXPERIMENT)
 
 
-def evaluate_fixed(config_path: Path, harnesses: list[Path], out: Path) -> list[Path]:
-    """The trained model's reports on each harness (the zero-shot suites, the config's
-    evaluation settings), as `hat demo`'s `FixedArm.evaluate` writes them."""
-    from flows.config import load_retrain_config
+def report_path(out: Path, week: str) -> Path:
+    """Where the model trained into `out` has its report on `week` (`v1`, `v2`, ...): the
+    child writes it, `hat demo`'s `FixedArm.evaluate` reads it (or writes it when missing)."""
+    return out / "eval" / f"{week}.json"
+
+
+def play(out: Path, harness, ev, week: str) -> Path:
+    """The model in `out/sft` played on `harness` with the zero-shot check's suites and the
+    evaluation settings `ev`; returns the report's path."""
     from flows.stages import evaluate_model
+
+    report = report_path(out, week)
+    evaluate_model(out / "sft", harness, ev.zero_shot_suites, report, settings=ev)
+    return report
+
+
+def evaluate_fixed(config_path: Path, harnesses: list[Path], out: Path) -> list[Path]:
+    """The trained model's reports on each harness file (its week is the file's stem)."""
+    from flows.config import load_retrain_config
     from hat_core.harness.io import load_harness
 
     ev = load_retrain_config(config_path).eval
-    written = []
-    for path in harnesses:
-        report = out / "eval" / f"{path.stem}.json"
-        evaluate_model(out / "sft", load_harness(path), ev.zero_shot_suites, report,
-                       settings=ev)
-        written.append(report)
-    return written
+    return [play(out, load_harness(path), ev, path.stem) for path in harnesses]
 
 
 def main(argv: list[str] | None = None) -> int:

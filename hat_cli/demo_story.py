@@ -169,16 +169,14 @@ class FixedArm:
 
     def evaluate(self, week: str) -> list[dict]:
         """Its case rows on `week`'s harness, with the zero-shot check's suites and settings."""
-        from flows.stages import evaluate_model
+        from hat_cli.demo_fixed import play, report_path
         from hat_core.evaluation.paired import read_case_rows
 
         if week not in self.rows:
-            ev = self.state.config.eval
-            out = self.out / "eval" / f"{week}.json"
-            if not out.with_suffix(".cases.jsonl").is_file():
-                evaluate_model(self.model, self.state.harnesses[week], ev.zero_shot_suites, out,
-                               settings=ev)
-            self.rows[week] = read_case_rows(out)
+            report = report_path(self.out, week)
+            if not report.with_suffix(".cases.jsonl").is_file():
+                play(self.out, self.state.harnesses[week], self.state.config.eval, week)
+            self.rows[week] = read_case_rows(report)
         return self.rows[week]
 
 
