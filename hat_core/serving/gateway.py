@@ -98,32 +98,36 @@ class Gateway:
         return JSONResponse(payload, status, headers)
 
     async def _answer_or_reroute(self, route, arm: str, body: dict):
-        """The answer and the route that gave it: a 503 from a backend that stopped answering
-        is retried once on the arm's new route when `reroute` finds one."""
-        status, payload = await self._answer(route, arm, body)
-        if status != 503 or route is None or self.reroute is None:
+        """The answer and the route that gave it: when the backend did not answer
+        (`ArmUnavailable`), the request is retried once on the
+        arm's new route if `reroute` finds one (a switch the gateway had not yet seen)."""
+        status, payload, unavailable = await self._answer(route, arm, body)
+        if not unavailable or self.reroute is None:
             return status, payload, route
         await run_in_threadpool(self.reroute)
         fresh = self.table.routes.get(arm)
         if fresh is None or fresh is route or fresh.target == route.target:
             return status, payload, route
-        status, payload = await self._answer(fresh, arm, body)
+        status, payload, _ = await self._answer(fresh, arm, body)
         return status, payload, fresh
 
-    async def _answer(self, route, arm: str, body: dict) -> tuple[int, dict]:
+    async def _answer(self, route, arm: str, body: dict) -> tuple[int, dict, bool]:
+        """`(status, payload, unavailable)`: `unavailable` when the route's backend raised
+        `ArmUnavailable` (refused, timed out, stopped, or a 5xx from an HTTP server); the
+        503 of an arm with no model is not retried."""
         if route is None:
             return 503, {"error": {"message": f"arm {arm} has no model: slot "
                                               f"{self.experiment.slot!r} has no champion "
                                               "(promote one with `hat promote`)",
-                                   "type": "backend_unavailable"}}
+                                   "type": "backend_unavailable"}}, False
         try:
             status, payload = await route.backend.complete(body)
         except ArmUnavailable as exc:
             return 503, {"error": {"message": f"arm {arm} ({route.target.label}): {exc}",
-                                   "type": "backend_unavailable"}}
+                                   "type": "backend_unavailable"}}, True
         if status == 200 and isinstance(payload, dict):
             payload = {**payload, "model": route.target.label}
-        return status, payload
+        return status, payload, False
 
     async def outcomes(self, request: Request) -> JSONResponse:
         if self.record_outcomes is None:
