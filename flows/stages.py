@@ -115,23 +115,16 @@ def evaluate_model(
 def reusable_suites(reuse: Path | None, model: str, harness: Harness,
                     suites: tuple[str, ...]) -> dict:
     """The suites of the report `reuse` that `evaluate_model` may take as they are: those
-    asked for, when the report is of `model` under `harness` (else none); `{name:
-    SuiteResult}`."""
-    from hat_core.evaluation.suites.base import SuiteResult
+    asked for, when the report is of `model` under `harness` (else none; a report that cannot
+    be read is played afresh); `{name: SuiteResult}` marked `reused_from`."""
+    from hat_core.evaluation.report import read_eval_report
 
-    if reuse is None or not Path(reuse).is_file():
+    report = read_eval_report(reuse) if reuse is not None else None
+    if report is None or report.model != model or \
+            report.harness_hash != harness.content_hash():
         return {}
-    try:  # a report cut short (a job killed while writing it) is played afresh, not read
-        data = json.loads(Path(reuse).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("model") != model or \
-            data.get("harness_hash") != harness.content_hash():
-        return {}
-    return {s["suite"]: SuiteResult(s["suite"], s["metrics"],
-                                    {**s.get("summary", {}), "reused_from": str(reuse)},
-                                    tuple(s.get("rows", ())))
-            for s in data.get("suites", []) if s.get("suite") in suites}
+    return {s.suite: replace(s, summary={**s.summary, "reused_from": str(reuse)})
+            for s in report.suites if s.suite in suites}
 
 
 def _lines(path: Path) -> list[str]:

@@ -1,6 +1,7 @@
 """Evaluation reports: one JSON document plus a markdown summary beside it.
 
-`write_report(report, "report.json")` writes `report.json` and `report.md`. Latency reports
+`write_report(report, "report.json")` writes `report.json` and `report.md`;
+`read_eval_report("report.json")` reads an evaluation report back. Latency reports
 (`latency.LatencyReport`) have their own markdown table (`latency_markdown`).
 """
 
@@ -80,3 +81,18 @@ def write_report(report: EvalReport | LatencyReport, out: str | Path) -> tuple[P
         else eval_markdown(report)
     md.write_text(text, encoding="utf-8")
     return out, md
+
+
+def read_eval_report(path: str | Path) -> EvalReport | None:
+    """The evaluation report `write_report` wrote at `path`, with its rows; None when there is
+    no file or it cannot be read as one (a write cut short by a killed job, another JSON)."""
+    from hat_core.evaluation.suites.base import SuiteResult
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        suites = tuple(SuiteResult(s["suite"], s["metrics"], s.get("summary", {}),
+                                   tuple(s.get("rows", ()))) for s in data["suites"])
+        return EvalReport(data["model"], data.get("harness_hash"), suites,
+                          data.get("created_at", ""), data.get("judge"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
