@@ -13,6 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "harnesses"
 
+# Under `make test` two xdist workers share the 2 cores: torch's default (one thread per core)
+# in each put 4 busy OpenMP threads on 2 cores, which ran the demo's parallel training 1.5-3x
+# slower (docs/operations.md). Each worker, and every process it starts, gets one thread;
+# a stage config's own `num_threads` still wins.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
