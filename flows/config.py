@@ -56,6 +56,10 @@ class EvalSettings:
     # tool-call names and argument keys held to the harness's tools while decoding
     # (`hat_core.inference.constrained`, docs/evaluation.md "Constrained tool calls")
     constrain_tools: bool = False
+    # torch threads while the suites play (then put back; None: as the process has them). On
+    # a CPU beside another busy process, 1: decoding a small model gains little from a second
+    # thread and loses 3x when that thread must share a core (hat_core/cpu.py)
+    num_threads: int | None = None
     judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
     judge_base_url: str | None = None  # llm: default HAT_TEACHER_ENDPOINT
     judge_model: str | None = None
@@ -160,6 +164,9 @@ def _scalar_problems(config: RetrainConfig, where: str) -> list[Problem]:
                                 f">= 0, got {config.resume!r}"))
     if not config.registry_name.strip():
         problems.append(Problem(f"{where}.registry_name", "must be a non-empty name"))
+    if config.eval.num_threads is not None and config.eval.num_threads < 1:  # an int already
+        problems.append(Problem(f"{where}.eval.num_threads", "must be >= 1 (or absent), got "
+                                f"{config.eval.num_threads!r}"))
     if config.eval.render_profile not in PROFILES:
         problems.append(Problem(f"{where}.eval.render_profile",
                                 f"unknown render profile {config.eval.render_profile!r}; "

@@ -79,6 +79,7 @@ def evaluate_model(
     decoding plays them the same way again), marked `reused_from` in their summary, with their
     bad cases; only the other suites are played. A report of another model or harness is not
     reused."""
+    from hat_core.cpu import torch_threads
     from hat_core.evaluation.badcases import JsonlBadCaseSink
     from hat_core.evaluation.evaluate import EvalOptions, evaluate, flat_metrics, write_cases
     from hat_core.evaluation.report import EvalReport, write_report
@@ -100,7 +101,7 @@ def evaluate_model(
         report = EvalReport(str(model_dir), harness.content_hash(), ())
         if to_play := [n for n in suites if n not in reused]:
             backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools)
-            with use_profile(settings.render_profile):
+            with use_profile(settings.render_profile), torch_threads(settings.num_threads):
                 report = evaluate(backend, harness, to_play, options,
                                   model_name=str(model_dir), bad_cases=sink, gate=gate)
     finally:

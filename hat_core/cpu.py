@@ -7,6 +7,12 @@ for bf16 (and, for the base build, compiling) only where `cpu_bf16_native()` hol
 
     if cpu_bf16_native(): ...
 
+`torch_threads(n)` sets torch's intra-op threads for a block and puts them back. On 2 cores,
+two busy processes at 2 threads each slow each other down 1.5-3x (OpenMP threads wait for
+each other): greedy decoding of the 1.3M-parameter `toy-long` beside a one-thread training
+process ran at 102 tokens/s on 2 threads against 292 on 1 (334 on 2 threads alone), so
+evaluation beside training runs on one (`benchmarks/eval_threads.py`).
+
 `release_free_memory()` hands the C heap's free pages back to the system (glibc's
 `malloc_trim`). Packed SFT computes logits only where the loss is, so every step allocates
 tensors of another size; glibc keeps the freed chunks, and a CPU training process grew by
@@ -16,9 +22,11 @@ memory). Trimming every few dozen steps (`stage.HeapTrimCallback`) keeps it flat
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
+from collections.abc import Iterator
 
 BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 
@@ -50,3 +58,20 @@ def release_free_memory() -> bool:
         return False
     libc.malloc_trim(0)
     return True
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """torch's intra-op thread count set to `n` inside the block and put back after it;
+    `None` leaves it as it is."""
+    if n is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

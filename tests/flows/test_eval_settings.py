@@ -1,7 +1,7 @@
-"""The retrain config's `eval.render_profile` and `eval.constrain_tools`: validated up front,
-and the flow's evaluation (`flows.stages.evaluate_model`, which the gates and the zero-shot
-check read) renders the suites in that profile and holds the model's calls to the harness's
-tools."""
+"""The retrain config's `eval.render_profile`, `eval.constrain_tools` and `eval.num_threads`:
+validated up front, and the flow's evaluation (`flows.stages.evaluate_model`, which the gates
+and the zero-shot check read) renders the suites in that profile, holds the model's calls to
+the harness's tools and plays on that many torch threads."""
 
 from __future__ import annotations
 
@@ -100,3 +100,36 @@ def test_a_report_of_the_same_model_and_harness_is_reused_suite_by_suite(tmp_pat
     (tmp_path / "cut.json").write_text('{"model": "', encoding="utf-8")  # cut short
     evaluate_model(TOY_LONG, v1, ("t1",), fresh, settings=settings, reuse=tmp_path / "cut.json")
     assert "reused_from" not in json.loads(fresh.read_text())["suites"][0]["summary"]
+
+
+def test_eval_threads_are_read_and_nonsense_is_refused():
+    assert retrain_config_from_dict({"eval": {"num_threads": 1}}).eval.num_threads == 1
+    assert retrain_config_from_dict({}).eval.num_threads is None
+    for bad, said in ((0, "must be >= 1 (or absent), got 0"), (-2, "must be >= 1"),
+                      (True, "must be int, got True"), ("two", "must be int, got 'two'")):
+        with pytest.raises(ConfigError) as err:
+            retrain_config_from_dict({"eval": {"num_threads": bad}})
+        assert f"retrain.eval.num_threads: {said}" in err.value.report()
+
+
+def test_the_flows_evaluation_plays_on_its_threads_and_puts_them_back(tmp_path, monkeypatch):
+    """`eval.num_threads` holds while the model answers (read at each real answer), and the
+    process has its own count again afterwards."""
+    import torch
+
+    from hat_core.inference.backends import TransformersBackend
+
+    seen, chat = [], TransformersBackend.chat
+
+    def watched(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return chat(self, *args, **kwargs)
+    monkeypatch.setattr(TransformersBackend, "chat", watched)
+    before = torch.get_num_threads()
+    wanted = 2 if before == 1 else 1
+    settings = EvalSettings(episodes=2, limit=2, max_tokens=16, render_profile="compact",
+                            num_threads=wanted)
+    evaluate_model(TOY_LONG, load_harness(ROOT / "examples" / "harnesses" / "v1.yaml"),
+                   ("t1",), tmp_path / "report.json", settings=settings)
+    assert seen and set(seen) == {wanted}
+    assert torch.get_num_threads() == before

@@ -80,3 +80,17 @@ def test_the_heap_trim_callback_trims_every_n_steps():
     assert trim.trims == (3 if cpu._libc() is not None else 0)
     assert any(isinstance(c, HeapTrimCallback) for c in callbacks(None, None, cpu=True))
     assert not any(isinstance(c, HeapTrimCallback) for c in callbacks(None, None, cpu=False))
+
+
+def test_torch_threads_sets_the_count_inside_and_puts_it_back_after_an_error():
+    import torch
+
+    before = torch.get_num_threads()
+    inside = 2 if before == 1 else 1
+    with pytest.raises(RuntimeError, match="inside"):
+        with cpu.torch_threads(inside):
+            assert torch.get_num_threads() == inside
+            raise RuntimeError("inside")
+    assert torch.get_num_threads() == before
+    with cpu.torch_threads(None):
+        assert torch.get_num_threads() == before
