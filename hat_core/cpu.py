@@ -10,8 +10,9 @@ for bf16 (and, for the base build, compiling) only where `cpu_bf16_native()` hol
 `torch_threads(n)` sets torch's intra-op threads for a block and puts them back. On 2 cores,
 two busy processes at 2 threads each slow each other down 1.5-3x (OpenMP threads wait for
 each other): greedy decoding of the 1.3M-parameter `toy-long` beside a one-thread training
-process ran at 102 tokens/s on 2 threads against 292 on 1 (334 on 2 threads alone), so
-evaluation beside training runs on one (`benchmarks/eval_threads.py`).
+process ran at 98 tokens/s on 2 threads against 340 on 1 (404 on 2 threads alone), and
+slowed that process by 28%, so evaluation beside training runs on one
+(`benchmarks/eval_threads.py`, docs/evaluation.md "Threads").
 
 `release_free_memory()` hands the C heap's free pages back to the system (glibc's
 `malloc_trim`). Packed SFT computes logits only where the loss is, so every step allocates
