@@ -25,9 +25,22 @@ from hat_core.harness.model import Harness
 def base_model_dir(path: str | None, size: str, seed: int, home: Path,
                    cache: Path | None = None) -> Path:
     """The base model directory: `path`, else the embedded base of `size`/`seed` built into
-    `<home>/models/` (reused from the cache root `cache`, default `<home>/cache`)."""
+    `<home>/models/` (reused from the cache root `cache`, default `<home>/cache`).
+    `NotFoundError` naming `base_model` when `path` is not a model directory (a relative path
+    is read from the working directory)."""
     if path:
-        return Path(path)
+        folder = Path(path)
+        if not (folder / "config.json").is_file():
+            from hat_core.errors import NotFoundError, Problem
+
+            where = "" if folder.is_absolute() else \
+                f" (a relative path, read from the working directory {Path.cwd()})"
+            raise NotFoundError(f"base_model {path}: not a model directory, no config.json in "
+                                f"{folder.absolute()}{where}",
+                                [Problem("base_model", "a model directory, e.g. one `hat base "
+                                         "build --out DIR` wrote, or null to build the "
+                                         "embedded base")])
+        return folder
     from hat_core.basemodel import build_base_model
 
     out = home / "models" / f"base-{size}-seed{seed}"

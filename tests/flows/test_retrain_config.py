@@ -84,3 +84,21 @@ def test_warm_start_trains_from_the_champion_with_its_sft_overrides():
         retrain_config_from_dict({"warm_start": {"enabled": True, "steps": 20}})
     assert [p.path for p in bad.value.problems] == ["retrain.warm_start.steps"]
     assert "valid keys: enabled, sft" in bad.value.problems[0].message
+
+
+def test_a_base_model_path_that_is_no_model_is_refused_naming_the_key_and_the_folder(
+        tmp_path, monkeypatch):
+    """`base_model` is read as given, a relative path from the working directory: one that
+    holds no model is refused before anything trains, saying where it looked."""
+    from flows.stages import base_model_dir
+    from hat_core.errors import NotFoundError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(NotFoundError) as err:
+        base_model_dir("examples/models/toy-long", "test", 0, tmp_path / "home")
+    said = err.value.report()
+    assert "base_model examples/models/toy-long: not a model directory" in said
+    assert f"working directory {tmp_path}" in said and "- base_model:" in said
+    assert not (tmp_path / "home").exists()  # nothing built instead
+    shipped = ROOT / "examples" / "models" / "toy-long"
+    assert base_model_dir(str(shipped), "test", 0, tmp_path / "home") == shipped
