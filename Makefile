@@ -5,8 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # `make test` workers: each takes whole test files (--dist loadfile), so a module's expensive
-# fixture (the demo's run, a trained checkpoint) runs once; 2 fits CI's 2 cores. Files with
-# slow or browser tests go first (tests/conftest.py), in that order, not by test count.
+# fixture (the demo's run, a trained checkpoint) runs once; 2 fits CI's 2 cores.
 TEST_WORKERS ?= 2
 
 .PHONY: install demo test test-fast lint services browser clean
@@ -34,7 +33,7 @@ browser:
 	  (apt-get update && apt-get install -y chromium chromium-driver fonts-wqy-microhei)
 
 test: install services browser
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: install
 	$(BIN)/pytest -m "not slow and not postgres and not browser"

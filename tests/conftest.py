@@ -22,19 +22,6 @@ if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
         os.environ.setdefault(_var, "1")
 
 
-LONG_MARKS = ("slow", "browser")
-
-
-def pytest_collection_modifyitems(config, items):
-    """The files that hold a slow or browser test run first (the order kept otherwise): with
-    `make test`'s `--dist loadfile --no-loadscope-reorder` the workers take whole files in
-    this order, so the long files start at once and the short ones fill the gaps at the end,
-    instead of one long file running alone after everything else."""
-    long_files = {item.path for item in items
-                  if any(item.get_closest_marker(m) for m in LONG_MARKS)}
-    items.sort(key=lambda item: item.path not in long_files)
-
-
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return EXAMPLES
