@@ -35,6 +35,8 @@ HARNESS = ROOT / "examples" / "harnesses" / "v1.yaml"
 NEIGHBOUR = """
 import sys, time, torch
 from transformers import AutoModelForCausalLM
+from transformers.utils import logging
+logging.disable_progress_bar()
 torch.set_num_threads(1)
 model = AutoModelForCausalLM.from_pretrained(sys.argv[1])
 opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -60,9 +62,13 @@ class Neighbour:
                                      stdout=subprocess.PIPE, text=True, env=env)
         assert self.proc.stdout.readline().strip() == "ready"
 
-    def stop(self) -> None:
-        self.proc.kill()
+    def finish(self) -> float | None:
+        """Stop it; its last printed rate (None if it printed none). Safe to call twice."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        lines = self.proc.stdout.read().split()
         self.proc.wait()
+        return float(lines[-1]) if lines else None
 
 
 def play(model_dir: Path, threads: int, args) -> tuple[float, float]:
@@ -116,16 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             neighbour = Neighbour(args.model) if beside else None
             try:
                 rates = [play(args.model, threads, args) for _ in range(args.repeats)]
-                if neighbour is not None:
-                    neighbour.proc.kill()
-                    lines = neighbour.proc.stdout.read().split()
-                    neighbour.proc.wait()
-                    neighbour_rate = float(lines[-1]) if lines else None
-                else:
-                    neighbour_rate = None
             finally:
-                if neighbour is not None and neighbour.proc.poll() is None:
-                    neighbour.stop()
+                neighbour_rate = neighbour.finish() if neighbour else None
             rows.append({"threads": threads, "beside_training": beside,
                          "episodes_per_s": statistics.median(r[0] for r in rates),
                          "tokens_per_s": statistics.median(r[1] for r in rates),
