@@ -155,16 +155,53 @@ def play_cases(suite: str, surfaces: Sequence[Surface], scenarios: Sequence[Scen
                max_steps: int = MAX_STEPS, progress: Progress | None = None,
                done: int = 0, total: int | None = None,
                judge: Judge | None = None) -> list[CaseOutcome]:
-    """Every surface x scenario, in that order; `progress(suite, done, total)` after each."""
+    """Every surface x scenario, in that order; `progress(suite, done, total)` after each.
+    A `BackendPolicy` whose backend answers in batches (`batch_size` > 1, `chat_batch`)
+    plays that many cases side by side in lockstep (`hat_core.inference.batching`)."""
     total = total if total is not None else len(surfaces) * len(scenarios)
+    pairs = [(surface, scenario) for surface in surfaces for scenario in scenarios]
+    workers = _lockstep_workers(policy)
+    if workers > 1 and len(pairs) > 1:
+        return _play_in_lockstep(suite, pairs, catalog, policy, workers, group=group,
+                                 max_steps=max_steps, progress=progress, done=done,
+                                 total=total, judge=judge)
     out = []
-    for surface in surfaces:
-        for scenario in scenarios:
-            out.append(play_case(suite, surface, scenario, catalog, policy, group=group,
-                                 max_steps=max_steps, judge=judge))
-            if progress is not None:
-                progress(suite, done + len(out), total)
+    for surface, scenario in pairs:
+        out.append(play_case(suite, surface, scenario, catalog, policy, group=group,
+                             max_steps=max_steps, judge=judge))
+        if progress is not None:
+            progress(suite, done + len(out), total)
     return out
+
+
+def _lockstep_workers(policy: Policy) -> int:
+    from hat_core.evaluation.policy import BackendPolicy
+    from hat_core.inference.batching import batch_size_of
+
+    return batch_size_of(policy.backend) if isinstance(policy, BackendPolicy) else 1
+
+
+def _play_in_lockstep(suite: str, pairs: Sequence[tuple[Surface, Scenario]], catalog: Catalog,
+                      policy: Policy, workers: int, *, group: str, max_steps: int,
+                      progress: Progress | None, done: int, total: int,
+                      judge: Judge | None) -> list[CaseOutcome]:
+    from hat_core.inference.batching import play_in_lockstep
+
+    finished = [0]
+
+    def job(surface: Surface, scenario: Scenario):
+        def run(lockstep) -> CaseOutcome:
+            return play_case(suite, surface, scenario, catalog, policy.with_backend(lockstep),
+                             group=group, max_steps=max_steps, judge=judge)
+        return run
+
+    def on_done(_i: int, _outcome: CaseOutcome) -> None:
+        finished[0] += 1
+        if progress is not None:
+            progress(suite, done + finished[0], total)
+
+    return play_in_lockstep([job(s, c) for s, c in pairs], policy.backend, workers=workers,
+                            on_done=on_done)
 
 
 def pass_rate(outcomes: Sequence[CaseOutcome]) -> float:

@@ -44,6 +44,13 @@ class BackendPolicy(Policy):
         self.skill_from_content = skill_from_content
         self.name = f"backend:{getattr(backend, 'name', type(backend).__name__)}"
 
+    def with_backend(self, backend: InferenceBackend) -> BackendPolicy:
+        """This policy's settings with another backend (a lockstep round's stand-in)."""
+        twin = BackendPolicy(backend, max_tokens=self.max_tokens, temperature=self.temperature,
+                             skill_from_content=self.skill_from_content)
+        twin.name = self.name
+        return twin
+
     def act(self, obs: Observation) -> AssistantTurn:
         extra = {}
         if getattr(self.backend, "constrain_tools", False):  # the names the prompt offers

@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from hat_core.errors import HatError, NotFoundError, Problem
+from hat_core.inference.batching import ChatRequest
 from hat_core.inference.protocol import AssistantOutput, ToolCall, parse_qwen3
 
 
@@ -20,18 +22,23 @@ class BackendError(HatError):
 class TransformersBackend:
     """A local model directory (tokenizer with a Qwen3 chat template); greedy decoding.
     `constrain_tools`: tool-call names and argument keys held to the offered tools
-    (`hat_core.inference.constrained`, what a serving stack's structured outputs do)."""
+    (`hat_core.inference.constrained`, what a serving stack's structured outputs do).
+    `batch_size` > 1: the simulator suites play that many cases side by side, their turns
+    answered together by `chat_batch` (`hat_core.inference.batching`)."""
 
     def __init__(self, model_dir: str | Path, device: str | None = None, *,
-                 constrain_tools: bool = False):
+                 constrain_tools: bool = False, batch_size: int = 1):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = Path(model_dir)
         if not (path / "config.json").is_file():
             raise NotFoundError(f"not a model directory (no config.json): {path}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.name = path.name
         self.constrain_tools = constrain_tools
+        self.batch_size = batch_size  # > 1: suites play that many cases in lockstep
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), padding_side="left")
         self.model = AutoModelForCausalLM.from_pretrained(str(path)).to(self.device).eval()
@@ -45,23 +52,112 @@ class TransformersBackend:
         else to `tools`."""
         import torch
 
-        ids = self.tokenizer.apply_chat_template(messages, tools=tools or None,
-                                                 add_generation_prompt=True,
-                                                 return_tensors="pt", return_dict=True)
+        ids = self._encode(messages, tools)
         ids = {k: v.to(self.device) for k, v in ids.items()}
         extra = {}
-        offered = allowed_tools or tools
-        if self.constrain_tools and offered:
-            from hat_core.inference.constrained import ToolCallConstraint
-
-            extra["prefix_allowed_tokens_fn"] = ToolCallConstraint(
-                self.tokenizer, offered, prompt_len=ids["input_ids"].shape[1],
-                vocab_size=self.model.config.vocab_size)
+        constraint = self._constraint(allowed_tools or tools, ids["input_ids"].shape[1])
+        if constraint is not None:
+            extra["prefix_allowed_tokens_fn"] = constraint
         with torch.no_grad():
             out = self.model.generate(**ids, max_new_tokens=max_tokens, do_sample=False,
                                       **extra)
         new = out[0, ids["input_ids"].shape[1]:]
         return parse_qwen3(self.tokenizer.decode(new, skip_special_tokens=True))
+
+    def chat_batch(self, requests: Sequence[ChatRequest]) -> list[AssistantOutput]:
+        """Several `chat` calls in one greedy `generate`, in order: the prompts' shared
+        prefix run once, each answer cut at its own `max_tokens` and held to its own tools
+        (`hat_core.inference.batching`; rounding can differ from answering each alone)."""
+        import torch
+
+        if len(requests) == 1:
+            r = requests[0]
+            return [self.chat(r.messages, r.tools, max_tokens=r.max_tokens,
+                              allowed_tools=r.allowed_tools)]
+        rows = [self._encode(r.messages, r.tools)["input_ids"][0] for r in requests]
+        # Rows share a prefix (the harness's system prompt): it is run once, its keys and
+        # values copied to every row; each row is then [prefix][padding][its own tokens],
+        # positions counted past the padding (from the attention mask).
+        shared = _shared_prefix(rows)
+        tail = max(len(r) - shared for r in rows)
+        width = shared + tail
+        new_tokens = max(r.max_tokens for r in requests)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            input_ids[i, :shared] = row[:shared]
+            input_ids[i, width - (len(row) - shared):] = row[shared:]
+            mask[i, :shared] = 1
+            mask[i, width - (len(row) - shared):] = 1
+        input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        constraints = [self._constraint(r.allowed_tools or r.tools, width) for r in requests]
+        extra = {}
+        if any(c is not None for c in constraints):
+            extra["prefix_allowed_tokens_fn"] = _PerRow(constraints,
+                                                         self.model.config.vocab_size)
+        with torch.no_grad():
+            extra["past_key_values"] = self._prefix_cache(input_ids[:1, :shared], len(rows),
+                                                          width + new_tokens)
+            out = self.model.generate(input_ids=input_ids, attention_mask=mask,
+                                      max_new_tokens=new_tokens, do_sample=False,
+                                      pad_token_id=pad, **extra)
+        return [parse_qwen3(self.tokenizer.decode(out[i, width:width + r.max_tokens],
+                                                  skip_special_tokens=True))
+                for i, r in enumerate(requests)]
+
+    def _prefix_cache(self, prefix, batch: int, length: int):
+        """A static cache of `length` positions for `batch` rows, holding the keys and values
+        of `prefix` (one row, run once) in each row."""
+        from transformers import StaticCache
+
+        cache = StaticCache(config=self.model.config, max_cache_len=length)
+        if prefix.shape[1] == 0:
+            return cache
+        done = self.model(input_ids=prefix, use_cache=True).past_key_values
+        for index, layer in enumerate(done.layers):
+            cache.update(layer.keys.expand(batch, -1, -1, -1).contiguous(),
+                         layer.values.expand(batch, -1, -1, -1).contiguous(), index)
+        return cache
+
+    def _encode(self, messages: list[dict], tools: list[dict] | None) -> dict:
+        return self.tokenizer.apply_chat_template(messages, tools=tools or None,
+                                                  add_generation_prompt=True,
+                                                  return_tensors="pt", return_dict=True)
+
+    def _constraint(self, offered: list[dict] | None, prompt_len: int):
+        if not (self.constrain_tools and offered):
+            return None
+        from hat_core.inference.constrained import ToolCallConstraint
+
+        return ToolCallConstraint(self.tokenizer, offered, prompt_len=prompt_len,
+                                  vocab_size=self.model.config.vocab_size)
+
+
+def _shared_prefix(rows: Sequence) -> int:
+    """How many leading tokens every row has in common, leaving each row at least one of its
+    own (generation starts from a row's last token)."""
+    import torch
+
+    shortest = min(len(r) for r in rows)
+    first = rows[0][:shortest]
+    same = torch.ones(shortest, dtype=torch.bool)
+    for r in rows[1:]:
+        same &= r[:shortest] == first
+    differs = (~same).nonzero()
+    common = int(differs[0]) if len(differs) else shortest
+    return min(common, shortest - 1)
+
+
+class _PerRow:
+    """`prefix_allowed_tokens_fn` for a batch: each row's own constraint (None: free)."""
+
+    def __init__(self, constraints: list, vocab: int):
+        self.constraints, self.everything = constraints, list(range(vocab))
+
+    def __call__(self, batch_id: int, input_ids) -> list[int]:
+        c = self.constraints[batch_id]
+        return self.everything if c is None else c(batch_id, input_ids)
 
 
 def _output(message: dict) -> AssistantOutput:
