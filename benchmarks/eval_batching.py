@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
             rate = statistics.median(rates)
             if reference is None:
                 reference, base_rate = rows, rate
-            same_t = sum(a["transcript"] == b["transcript"] for a, b in zip(reference, rows))
-            same_v = sum(a["passed"] == b["passed"] for a, b in zip(reference, rows))
+            pairs = list(zip(reference, rows, strict=True))
+            same_t = sum(a["transcript"] == b["transcript"] for a, b in pairs)
+            same_v = sum(a["passed"] == b["passed"] for a, b in pairs)
             per_round = counts["requests"] / counts["rounds"] if counts.get("rounds") else 1.0
             row = {"suite": suite, "batch_size": size, "cases": len(rows), "cases_per_s": rate,
                    "ratio": rate / base_rate, "rates": rates, "rounds": counts.get("rounds", 0),

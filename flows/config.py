@@ -60,6 +60,10 @@ class EvalSettings:
     # a CPU beside another busy process, 1: decoding a small model gains little from a second
     # thread and loses 3x when that thread must share a core (hat_core/cpu.py)
     num_threads: int | None = None
+    # a local model plays this many cases side by side, their turns answered in one batch
+    # (`hat_core.inference.batching`: 2.4x faster at 8 on 2 CPU cores, docs/evaluation.md
+    # "Batched cases"); 1: one case at a time, exactly as before batching existed
+    batch_size: int = 8
     judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
     judge_base_url: str | None = None  # llm: default HAT_TEACHER_ENDPOINT
     judge_model: str | None = None
@@ -167,6 +171,9 @@ def _scalar_problems(config: RetrainConfig, where: str) -> list[Problem]:
     if config.eval.num_threads is not None and config.eval.num_threads < 1:  # an int already
         problems.append(Problem(f"{where}.eval.num_threads", "must be >= 1 (or absent), got "
                                 f"{config.eval.num_threads!r}"))
+    if config.eval.batch_size < 1:
+        problems.append(Problem(f"{where}.eval.batch_size",
+                                f"must be >= 1, got {config.eval.batch_size!r}"))
     if config.eval.render_profile not in PROFILES:
         problems.append(Problem(f"{where}.eval.render_profile",
                                 f"unknown render profile {config.eval.render_profile!r}; "

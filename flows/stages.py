@@ -113,7 +113,8 @@ def evaluate_model(
                     sink.add_json(line)
         report = EvalReport(str(model_dir), harness.content_hash(), ())
         if to_play := [n for n in suites if n not in reused]:
-            backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools)
+            backend = TransformersBackend(model_dir, constrain_tools=settings.constrain_tools,
+                                          batch_size=settings.batch_size)
             with use_profile(settings.render_profile), torch_threads(settings.num_threads):
                 report = evaluate(backend, harness, to_play, options,
                                   model_name=str(model_dir), bad_cases=sink, gate=gate)

@@ -154,6 +154,10 @@ def run(
                                          help="a local model: hold tool-call names and "
                                               "argument keys to the offered tools "
                                               "(constrained decoding, docs/evaluation.md)"),
+    batch_size: int | None = typer.Option(None, "--batch-size",
+                                          help="a local model: cases played side by side, "
+                                               "their turns answered in one batch (default "
+                                               "8; 1: one at a time; docs/evaluation.md)"),
     judge: str = typer.Option("rule", "--judge",
                               help="judge of the simulator cases: rule, or llm (only when the "
                                    "judge gate passes; docs/operations.md)"),
@@ -193,7 +197,8 @@ def run(
                           previous=_harness(previous) if previous else None,
                           new_cases=new_cases)
     gate = judge_gate(judge_config, judge_override)  # refuses before anything is written
-    policy = _model(model, served_model, max_tokens, constrain_tools=constrain_tools)
+    policy = _model(model, served_model, max_tokens, constrain_tools=constrain_tools,
+                    batch_size=batch_size)
     bad_path = bad_cases_out or out.with_suffix(".bad_cases.jsonl")
     sink = _sink(bad_path, store, harness, h, model_version_id)
     with long_command("eval") as term:
@@ -419,9 +424,15 @@ def edit_check_cmd(
 
 
 def _model(model: str, served_model: str | None, max_tokens: int, *,
-           constrain_tools: bool = False):
-    """The model argument as a simulator policy (see MODEL_HELP); `constrain_tools` only for
-    a local model directory."""
+           constrain_tools: bool = False, batch_size: int | None = None):
+    """The model argument as a simulator policy (see MODEL_HELP); `constrain_tools` and
+    `batch_size` (default `DEFAULT_BATCH`) only for a local model directory."""
+    if batch_size is not None and batch_size < 1:
+        raise ConfigError(f"--batch-size must be >= 1, got {batch_size}")
+    if batch_size is not None and (model == "oracle" or model.startswith(
+            ("memorising:", "http://", "https://"))):
+        raise ConfigError(f"--batch-size batches a local model's decoding; {model} is not a "
+                          "local model directory")
     from hat_core.evaluation.policy import BackendPolicy
     from hat_core.sim.policy import MemorisingPolicy, OraclePolicy
 
@@ -434,11 +445,16 @@ def _model(model: str, served_model: str | None, max_tokens: int, *,
         from hat_core.harness.io import load_harness
 
         return MemorisingPolicy(load_harness(model.split(":", 1)[1]))
-    return BackendPolicy(_backend(model, served_model, constrain_tools=constrain_tools),
+    return BackendPolicy(_backend(model, served_model, constrain_tools=constrain_tools,
+                                  batch_size=batch_size or DEFAULT_BATCH),
                          max_tokens=max_tokens)
 
 
-def _backend(model: str, served_model: str | None, *, constrain_tools: bool = False):
+DEFAULT_BATCH = 8  # as the retrain flow's `eval.batch_size`
+
+
+def _backend(model: str, served_model: str | None, *, constrain_tools: bool = False,
+             batch_size: int = 1):
     from hat_core.inference.backends import OpenAIBackend, TransformersBackend
 
     if model.startswith(("http://", "https://")):
@@ -448,4 +464,4 @@ def _backend(model: str, served_model: str | None, *, constrain_tools: bool = Fa
             raise ConfigError("--constrain-tools holds a local model's decoding; an endpoint "
                               "constrains its own (vLLM: structured outputs)")
         return OpenAIBackend(model, served_model)
-    return TransformersBackend(model, constrain_tools=constrain_tools)
+    return TransformersBackend(model, constrain_tools=constrain_tools, batch_size=batch_size)

@@ -178,6 +178,18 @@ def test_eval_run_constrain_tools_holds_a_local_models_calls(tmp_path, v1_path):
     assert closed and set(closed) <= names, called
 
 
+def test_eval_run_refuses_a_batch_size_below_one_or_for_a_model_it_cannot_batch(tmp_path,
+                                                                                 v1_path):
+    for model, size, said in (("oracle", "4", "oracle is not a local model directory"),
+                              ("http://127.0.0.1:9", "4", "is not a local model directory"),
+                              (str(ROOT / "examples" / "models" / "toy-long"), "0",
+                               "--batch-size must be >= 1, got 0")):
+        bad = run("eval", "run", model, "--model-name", "m", "--suites", "t1", "--harness",
+                  str(v1_path), "--batch-size", size, "--out", str(tmp_path / "bad.json"))
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
+        assert not (tmp_path / "bad.json").exists()
+
+
 def test_eval_run_refuses_constrain_tools_for_scripted_policies_and_endpoints(tmp_path, v1_path):
     for model in ("oracle", "http://127.0.0.1:9"):
         bad = run("eval", "run", model, "--model-name", "m", "--suites", "t1", "--harness",

@@ -1,7 +1,8 @@
-"""The retrain config's `eval.render_profile`, `eval.constrain_tools` and `eval.num_threads`:
-validated up front, and the flow's evaluation (`flows.stages.evaluate_model`, which the gates
-and the zero-shot check read) renders the suites in that profile, holds the model's calls to
-the harness's tools and plays on that many torch threads."""
+"""The retrain config's `eval.render_profile`, `eval.constrain_tools`, `eval.num_threads` and
+`eval.batch_size`: validated up front, and the flow's evaluation (`flows.stages.
+evaluate_model`, which the gates and the zero-shot check read) renders the suites in that
+profile, holds the model's calls to the harness's tools, plays on that many torch threads
+and that many cases side by side."""
 
 from __future__ import annotations
 
@@ -119,12 +120,17 @@ def test_the_flows_evaluation_plays_on_its_threads_and_puts_them_back(tmp_path, 
 
     from hat_core.inference.backends import TransformersBackend
 
-    seen, chat = [], TransformersBackend.chat
+    seen, chat, chat_batch = [], TransformersBackend.chat, TransformersBackend.chat_batch
 
     def watched(self, *args, **kwargs):
         seen.append(torch.get_num_threads())
         return chat(self, *args, **kwargs)
+
+    def watched_batch(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return chat_batch(self, *args, **kwargs)
     monkeypatch.setattr(TransformersBackend, "chat", watched)
+    monkeypatch.setattr(TransformersBackend, "chat_batch", watched_batch)
     before = torch.get_num_threads()
     wanted = 2 if before == 1 else 1
     settings = EvalSettings(episodes=2, limit=2, max_tokens=16, render_profile="compact",
@@ -133,3 +139,38 @@ def test_the_flows_evaluation_plays_on_its_threads_and_puts_them_back(tmp_path, 
                    ("t1",), tmp_path / "report.json", settings=settings)
     assert seen and set(seen) == {wanted}
     assert torch.get_num_threads() == before
+
+
+def test_eval_batch_size_is_read_and_nonsense_is_refused():
+    assert retrain_config_from_dict({"eval": {"batch_size": 1}}).eval.batch_size == 1
+    assert retrain_config_from_dict({}).eval.batch_size == 8
+    for bad, said in ((0, "must be >= 1, got 0"), (-3, "must be >= 1, got -3"),
+                      ("8", "must be int, got '8'")):
+        with pytest.raises(ConfigError) as err:
+            retrain_config_from_dict({"eval": {"batch_size": bad}})
+        assert f"retrain.eval.batch_size: {said}" in err.value.report()
+
+
+def test_the_flows_evaluation_plays_its_batch_size_of_cases_at_once(tmp_path, monkeypatch):
+    """Each answer round holds up to `eval.batch_size` cases' turns; at 1, none is batched."""
+    from hat_core.inference.backends import TransformersBackend
+
+    rounds, chat_batch = [], TransformersBackend.chat_batch
+
+    def watched(self, requests):
+        rounds.append(len(requests))
+        return chat_batch(self, requests)
+    monkeypatch.setattr(TransformersBackend, "chat_batch", watched)
+    harness = load_harness(ROOT / "examples" / "harnesses" / "v1.yaml")
+    played = {}
+    for size in (1, 3):
+        settings = EvalSettings(episodes=5, limit=5, max_tokens=24, render_profile="compact",
+                                batch_size=size)
+        out = tmp_path / f"batch-{size}.json"
+        evaluate_model(TOY_LONG, harness, ("t1",), out, settings=settings)
+        played[size] = [json.loads(x)["case_id"] for x in out.with_suffix(".cases.jsonl")
+                        .open(encoding="utf-8")]
+        if size == 1:
+            assert rounds == []
+    assert rounds and rounds[0] == 3 and max(rounds) == 3
+    assert played[3] == played[1] and len(played[1]) == 5  # every case, in case order
