@@ -4,10 +4,11 @@
     results = play_in_lockstep(jobs, backend, workers=8)    # jobs: callables taking a backend
 
 A small model on a CPU spends most of a greedy answer on per-token overhead, not arithmetic:
-one decoding step of `toy-long` costs about 3 ms for one sequence and about 7-9 ms for eight
-(`benchmarks/eval_batching.py` has the measured table). Answering several episodes' turns in one
-`generate` call therefore plays a suite faster; `TransformersBackend(..., batch_size=8)` asks
-for it and `hat_core.evaluation.cases.play_cases` does it.
+on one core a decoding step of `toy-long` costs 2.3 ms for one sequence and 4.4 ms for eight
+rows. Answering several episodes' turns in one `generate` call therefore plays a suite faster
+(1.7x on T1 at 8 with a trained model: docs/evaluation.md, "Batched cases");
+`TransformersBackend(..., batch_size=8)` asks for it and
+`hat_core.evaluation.cases.play_cases` does it.
 
 **Lockstep, so that results do not depend on timing.** Each job (one case: an episode and its
 verdict) runs in a worker thread, and its `chat` calls go to a `Lockstep`. A round starts only
