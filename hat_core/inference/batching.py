@@ -2,6 +2,7 @@
 
     outputs = backend.chat_batch([ChatRequest(messages, tools, max_tokens=160), ...])
     results = play_in_lockstep(jobs, backend, workers=8)    # jobs: callables taking a backend
+    outputs = answer_each(backend, requests)                 # single turns (IFEval, BFCL)
 
 A small model on a CPU spends most of a greedy answer on per-token overhead, not arithmetic:
 on one core a decoding step of `toy-long` costs 2.3 ms for one sequence and 4.4 ms for eight
@@ -66,6 +67,25 @@ def batch_size_of(backend: object) -> int:
     if not callable(getattr(backend, "chat_batch", None)):
         return 1
     return max(int(getattr(backend, "batch_size", 1) or 1), 1)
+
+
+def answer_each(backend, requests: Sequence[ChatRequest], *,
+                on_answer: Callable[[int], None] | None = None) -> list[AssistantOutput]:
+    """Every request's answer, in order: `batch_size_of(backend)` at a time through
+    `chat_batch`, else one `chat` at a time (any `InferenceBackend`). Independent single turns
+    need no lockstep. `on_answer(done)` after each batch (each answer when unbatched)."""
+    size, out = batch_size_of(backend), []
+    for start in range(0, len(requests), size):
+        chunk = requests[start:start + size]
+        if size > 1:
+            out += backend.chat_batch(chunk)
+        else:
+            r = chunk[0]
+            extra = {"allowed_tools": r.allowed_tools} if r.allowed_tools else {}
+            out.append(backend.chat(r.messages, r.tools, max_tokens=r.max_tokens, **extra))
+        if on_answer is not None:
+            on_answer(len(out))
+    return out
 
 
 class Lockstep:

@@ -13,6 +13,7 @@ from hat_core.evaluation.ifeval.checker import load_splitter
 from hat_core.evaluation.policy import backend_of
 from hat_core.evaluation.suites.base import SuiteResult
 from hat_core.harness.model import Harness
+from hat_core.inference.batching import ChatRequest, answer_each
 from hat_core.inference.protocol import InferenceBackend
 
 DEFAULT_IFEVAL_SET = Path(__file__).resolve().parents[3] / "examples" / "ifeval" / \
@@ -34,8 +35,9 @@ class IfevalSuite:
         model = backend_of(model) or model  # a BackendPolicy answers through its backend
         items = ifeval.load_prompts(prompts or self.prompts)[:limit]
         tokens = max_tokens or self.max_tokens
-        answers = {p.key: model.chat([{"role": "user", "content": p.prompt}],
-                                     max_tokens=tokens).content for p in items}
+        outputs = answer_each(model, [ChatRequest([{"role": "user", "content": p.prompt}],
+                                                  max_tokens=tokens) for p in items])
+        answers = {p.key: out.content for p, out in zip(items, outputs, strict=True)}
         result = ifeval.score(items, ifeval.Responses(answers, ()), load_splitter(nltk_data))
         s = result.summary
         metrics = {"ife_p": s.prompt_strict, "prompt_loose": s.prompt_loose,

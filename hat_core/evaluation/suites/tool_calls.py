@@ -24,6 +24,7 @@ from hat_core.evaluation.cases import Progress
 from hat_core.evaluation.policy import backend_of
 from hat_core.evaluation.suites.base import SuiteResult
 from hat_core.harness.model import Harness
+from hat_core.inference.batching import ChatRequest, answer_each
 from hat_core.inference.protocol import InferenceBackend
 from hat_core.sim.policy import Policy
 
@@ -95,16 +96,17 @@ class ToolCallsSuite:
             raise ConfigError("suite tool_calls needs --bfcl-questions FILE and "
                               "--bfcl-answers FILE")
         cases = tool_calls.load_cases(questions, answers)[:limit]
-        candidates, rows = [], []
-        for i, case in enumerate(cases):
-            out = backend.chat(question_messages(case.question), tools=openai_tools(case),
-                               max_tokens=max_tokens)
-            candidates.append(candidate_of(case.id, out))
-            rows.append({"calls": [{"name": c.name, "arguments": c.arguments}
-                                   for c in out.tool_calls],
-                         "invalid_calls": list(out.invalid_tool_calls)})
+        def answered(done: int) -> None:
             if progress is not None:
-                progress(self.name, i + 1, len(cases))
+                progress(self.name, done, len(cases))
+
+        outputs = answer_each(backend, [ChatRequest(question_messages(case.question),
+                                                    openai_tools(case), max_tokens)
+                                        for case in cases], on_answer=answered)
+        candidates = [candidate_of(case.id, out)
+                      for case, out in zip(cases, outputs, strict=True)]
+        rows = [{"calls": [{"name": c.name, "arguments": c.arguments} for c in out.tool_calls],
+                 "invalid_calls": list(out.invalid_tool_calls)} for out in outputs]
         result = tool_calls.score(cases, candidates)
         s = result.summary
         return SuiteResult(self.name, {"accuracy": s.accuracy}, s.to_dict(),

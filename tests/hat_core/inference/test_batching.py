@@ -15,6 +15,7 @@ import pytest
 from hat_core.inference.batching import (
     ChatRequest,
     LockstepAborted,
+    answer_each,
     batch_size_of,
     play_in_lockstep,
 )
@@ -121,6 +122,35 @@ def test_no_jobs_and_one_worker():
     assert backend.batches == [["j0t0"], ["j0t1"], ["j1t0"]]
 
 
+def test_answer_each_batches_single_turns_in_order():
+    backend, done = EchoBatchBackend(), []
+    reqs = [ChatRequest([{"role": "user", "content": f"q{i}"}], max_tokens=4) for i in range(10)]
+    out = answer_each(backend, reqs, on_answer=done.append)
+    assert [o.content for o in out] == [f"Q{i}" for i in range(10)]
+    assert [len(b) for b in backend.batches] == [4, 4, 2] and done == [4, 8, 10]
+
+
+def test_answer_each_asks_a_backend_that_cannot_batch_one_request_at_a_time():
+    class OneAtATime:
+        name = "one"
+
+        def __init__(self):
+            self.calls = []
+
+        def chat(self, messages, tools=None, *, max_tokens=512, temperature=0.0,
+                 allowed_tools=None):
+            self.calls.append((messages[-1]["content"], tools, max_tokens, allowed_tools))
+            return AssistantOutput(messages[-1]["content"])
+
+    backend, done = OneAtATime(), []
+    held = [{"name": "get_price"}]
+    reqs = [ChatRequest([{"role": "user", "content": "a"}], [{"x": 1}], 7),
+            ChatRequest([{"role": "user", "content": "b"}], None, 9, allowed_tools=held)]
+    assert [o.content for o in answer_each(backend, reqs, on_answer=done.append)] == ["a", "b"]
+    assert backend.calls == [("a", [{"x": 1}], 7, None), ("b", None, 9, held)]
+    assert done == [1, 2]
+
+
 def test_batch_size_of_reads_only_backends_that_batch():
     assert batch_size_of(EchoBatchBackend()) == 4
     assert batch_size_of(object()) == 1
@@ -200,6 +230,19 @@ def test_lockstep_play_gives_the_one_at_a_time_cases_with_calls_held():
     calls = [c["function"] for o in together for m in o.episode.messages
              if m.get("role") == "assistant" for c in m.get("tool_calls") or ()]
     assert_only_held_calls_stay_offered([{"name": "not_offered"}], calls, v2_harness)
+
+
+@pytest.mark.slow
+def test_ifeval_answers_in_batches_as_one_at_a_time(float64_backend):
+    """IFEval's prompts (no shared system prompt: left padding only) batched by 4 give the
+    rows of one prompt at a time."""
+    from hat_core.evaluation.suites.ifeval import IfevalSuite
+
+    batched = IfevalSuite().run(float64_backend, limit=6, max_tokens=40)
+    float64_backend.batch_size = 1
+    alone = IfevalSuite().run(float64_backend, limit=6, max_tokens=40)
+    assert batched.rows == alone.rows and len(alone.rows) == 6
+    assert any(r["response"] for r in alone.rows)
 
 
 def test_transformers_backend_refuses_a_batch_size_below_one(tiny_model_dir):
