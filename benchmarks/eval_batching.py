@@ -5,14 +5,16 @@
         [--batch-sizes 1,4,8,16] [--repeats 3] [--max-tokens 160] [--render-profile compact]
         [--out benchmarks/out/eval_batching.json]
 
-Plays each suite of `--suites` with the model behind `TransformersBackend`, the flow's
+Plays each suite of `--suites` (simulator suites, or `ifeval`, whose `--episodes` prompts are
+single turns sent `batch_size` at a time) with the model behind `TransformersBackend`, the flow's
 evaluation path (`hat_core.evaluation.evaluate`, greedy, `--max-tokens` new tokens per step),
 at every batch size of `--batch-sizes` (`batch_size` = cases played side by side in lockstep,
 `hat_core.inference.batching`; 1 = one case at a time). One torch thread, pinned to one CPU.
 Prints, per suite and batch size, the median episodes per second of `--repeats` plays (the
 same cases each time), its ratio to batch size 1 measured in this run, the lockstep rounds
 and requests per round of the last play, and how many cases' transcripts and verdicts are
-the same as at batch size 1 (a batch rounds differently, so a near-tie can go the other way).
+the same as at batch size 1 (responses for `ifeval`; a batch rounds differently, so a near-tie
+can go the other way).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def play(model_dir: Path, suite: str, batch_size: int, args) -> tuple[float, lis
 
     backend = Counting(model_dir, device="cpu", batch_size=batch_size)
     options = EvalOptions(episodes=args.episodes, variants=args.variants, seed=0,
-                          max_tokens=args.max_tokens)
+                          max_tokens=args.max_tokens, limit=args.episodes)
     with use_profile(args.render_profile):
         start = time.perf_counter()
         report = evaluate(backend, load_harness(args.harness), (suite,), options)
@@ -94,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             if reference is None:
                 reference, base_rate = rows, rate
             pairs = list(zip(reference, rows, strict=True))
-            same_t = sum(a["transcript"] == b["transcript"] for a, b in pairs)
+            said = "transcript" if "transcript" in rows[0] else "response"  # ifeval: response
+            same_t = sum(a[said] == b[said] for a, b in pairs)
             same_v = sum(a["passed"] == b["passed"] for a, b in pairs)
             per_round = counts["requests"] / counts["rounds"] if counts.get("rounds") else 1.0
             row = {"suite": suite, "batch_size": size, "cases": len(rows), "cases_per_s": rate,
