@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,19 @@ EXAMPLES = ROOT / "examples" / "harnesses"
 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+
+# Streamlit's script runner (the console tests' AppTest) installs each page it runs as
+# `sys.modules["__main__"]` and leaves it there; a later test on the same worker that starts
+# processes with multiprocessing's "spawn" then re-runs that page in every child (as
+# `__mp_main__`), which fails without the console's store. Put the real one back after each test.
+_MAIN_MODULE = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _real_main_module() -> Iterator[None]:
+    yield
+    if sys.modules.get("__main__") is not _MAIN_MODULE:
+        sys.modules["__main__"] = _MAIN_MODULE
 
 
 @pytest.fixture(scope="session")
