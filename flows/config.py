@@ -61,8 +61,8 @@ class EvalSettings:
     # thread and loses 3x when that thread must share a core (hat_core/cpu.py)
     num_threads: int | None = None
     # a local model plays this many cases side by side, their turns answered in one batch
-    # (`hat_core.inference.batching`: 2.4x faster at 8 on 2 CPU cores, docs/evaluation.md
-    # "Batched cases"); 1: one case at a time, exactly as before batching existed
+    # (`hat_core.inference.batching`: T1 1.7x and IFEval 3.3x faster at 8 on one CPU core,
+    # docs/evaluation.md "Batched cases"); 1: one case at a time, exactly as before
     batch_size: int = 8
     judge: str = "rule"  # or llm: only when the judge gate passes (docs/operations.md)
     judge_base_url: str | None = None  # llm: default HAT_TEACHER_ENDPOINT

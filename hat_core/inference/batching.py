@@ -103,8 +103,6 @@ class Lockstep:
         self._answers: dict[int, AssistantOutput] = {}
         self._error: BaseException | None = None
         self._local = threading.local()
-        self.rounds = 0
-        self.requests = 0
 
     def working_on(self, position: int) -> None:
         """The calling worker's job is the `position`-th (the order of a round's batch)."""
@@ -156,8 +154,6 @@ class Lockstep:
             raise
         if len(outputs) != len(batch):
             raise RuntimeError(f"chat_batch answered {len(outputs)} of {len(batch)} requests")
-        self.rounds += 1
-        self.requests += len(batch)
         self._answers.update(zip(order, outputs, strict=True))
         self._cond.notify_all()
 
