@@ -39,6 +39,7 @@ from hat_core.errors import ConfigError, Problem
 from hat_core.harness.render import PROFILES
 
 TEACHER_KINDS = ("oracle", "transformers", "openai")
+PLAN_STYLES = ("plain", "anchored")  # hat_core.sim.replies.plan
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ class TeacherConfig:
     # oracle: 0 = one short sentence of reasoning per message; N = a grounded deliberation
     # of about N simulator tokens (hat_core.sim.reasoning), for the CoT length penalty
     reasoning_tokens: int = 0
+    # oracle: how its one-sentence reasoning before a call names the skill and the tool:
+    # "plain" (the names) or "anchored" (each quoted with its description as the prompt's
+    # line writes it, `「description: name」`; hat_core.sim.replies.plan)
+    plan: str = "plain"
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,8 @@ class DataConfig:
             del data["scenarios_per_surface"]
         if data["teacher"]["reasoning_tokens"] == 0:
             del data["teacher"]["reasoning_tokens"]
+        if data["teacher"]["plan"] == "plain":  # added later: keep older content hashes
+            del data["teacher"]["plan"]
         if data["new_kind_share"] == 0.25:  # added later: keep older content hashes
             del data["new_kind_share"]
         if data["bad_case_copies"] == 2:  # added later: keep older content hashes
@@ -245,6 +252,9 @@ def _check_teacher(t: TeacherConfig) -> list[Problem]:
     if t.kind not in TEACHER_KINDS:
         return [Problem("teacher.kind", f"unknown teacher {t.kind!r}; valid: "
                         + ", ".join(TEACHER_KINDS))]
+    if t.plan not in PLAN_STYLES:
+        return [Problem("teacher.plan", f"unknown plan style {t.plan!r}; valid: "
+                        + ", ".join(PLAN_STYLES))]
     if t.kind == "transformers" and not t.model_dir:
         return [Problem("teacher.model_dir", "required for the transformers teacher")]
     if t.kind == "openai" and not (t.base_url and t.model):

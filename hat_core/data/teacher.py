@@ -53,9 +53,10 @@ class OracleTeacher(Teacher):
 
     name = "oracle"
 
-    def __init__(self, slip_rate: float = 0.1, seed: int = 0, reasoning_tokens: int = 0):
+    def __init__(self, slip_rate: float = 0.1, seed: int = 0, reasoning_tokens: int = 0,
+                 plan: str = "plain"):
         self.slip_rate, self.seed = slip_rate, seed
-        self._oracle = OraclePolicy(reasoning_tokens)
+        self._oracle = OraclePolicy(reasoning_tokens, plan)
 
     def act(self, obs: Observation) -> AssistantTurn:
         turn = self._oracle.act(obs)
@@ -204,4 +205,4 @@ def make_teacher(config: TeacherConfig, seed: int = 0) -> Teacher:
                              concurrency=config.concurrency, **common)
     if config.kind == "transformers":
         return TransformersTeacher(config.model_dir or "", **common)
-    return OracleTeacher(config.slip_rate, seed, config.reasoning_tokens)
+    return OracleTeacher(config.slip_rate, seed, config.reasoning_tokens, config.plan)

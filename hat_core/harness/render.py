@@ -112,6 +112,14 @@ def short_description(text: str, limit: int = COMPACT_DESC_CHARS) -> str:
     return " ".join(head.split()[:COMPACT_DESC_WORDS])
 
 
+def listed_line(description: str, name: str, profile: str | None = None) -> str:
+    """`description: name` as a tool or skill line of `profile` (None: the active one) shows
+    them, without the `- ` and the parameters; the full profile cuts the description as
+    `compact` does."""
+    style = COMPACT_STYLES.get(profile or active_profile(), CompactStyle())
+    return f"{short_description(description, style.desc_chars)}: {name}"
+
+
 def is_compact(profile: str) -> bool:
     """Whether `profile` folds the tools into the system prompt (no tool schemas)."""
     return profile in COMPACT_STYLES

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hat_core.harness.model import Harness
+from hat_core.harness.render import listed_line
 from hat_core.sim import replies
 from hat_core.sim.binding import Binding, bind
 from hat_core.sim.episode import AssistantTurn, ToolCall
@@ -57,14 +58,19 @@ class OraclePolicy(Policy):
     """The scripted teacher: required tool calls in order, then a templated reply.
 
     `reasoning_tokens` 0: one short sentence of reasoning per message; N > 0: a grounded
-    deliberation of about N simulator tokens (`hat_core.sim.reasoning.deliberate`)."""
+    deliberation of about N simulator tokens (`hat_core.sim.reasoning.deliberate`).
+    `plan` "anchored" quotes the skill and the tool before a call as their lines of the
+    prompt show them (`hat_core.sim.replies.plan`); "plain" names them."""
 
     name = "oracle"
 
-    def __init__(self, reasoning_tokens: int = 0):
+    def __init__(self, reasoning_tokens: int = 0, plan: str = "plain"):
         if reasoning_tokens < 0:
             raise ValueError(f"reasoning_tokens must be >= 0, got {reasoning_tokens}")
+        if plan not in ("plain", "anchored"):
+            raise ValueError(f"plan must be 'plain' or 'anchored', got {plan!r}")
         self.reasoning_tokens = reasoning_tokens
+        self.plan = plan
 
     def act(self, obs: Observation) -> AssistantTurn:
         binding = bind(obs.harness, obs.rename_map)
@@ -76,12 +82,21 @@ class OraclePolicy(Policy):
             if tb is not None and expected.tool_id not in done:
                 call = _call(binding, expected, f"call_{obs.turn}_{n_calls}")
                 reasoning = (deliberate(binding, truth, skill or "", self.reasoning_tokens, tb)
-                             if self.reasoning_tokens else replies.plan(skill or "", tb.name))
+                             if self.reasoning_tokens else self._plan(obs.harness, truth.skill,
+                                                                      skill or "", tb))
                 return AssistantTurn(reasoning=reasoning, tool_calls=(call,), skill=skill)
         text = replies.compose(obs.scenario, truth, results)
         reasoning = (deliberate(binding, truth, skill or "", self.reasoning_tokens)
                      if self.reasoning_tokens else replies.conclude(truth, skill or ""))
         return AssistantTurn(content=text, reasoning=reasoning, skill=skill)
+
+
+    def _plan(self, harness: Harness, skill_id: str, skill: str, tb) -> str:
+        if self.plan != "anchored" or not skill:
+            return replies.plan(skill, tb.name)
+        return replies.plan(skill, tb.name,
+                            listed_line(harness.skill(skill_id).description, skill),
+                            listed_line(harness.tool(tb.tool_id).description, tb.name))
 
 
 def _read(messages: Sequence[dict], binding: Binding) -> tuple[set[str], dict[str, Any], int]:

@@ -20,8 +20,15 @@ CLARIFY = "请问您在哪个城市呀？告诉我城市马上帮您查时效～
 MISSING = "抱歉，暂时没查到相关信息，稍后再帮您确认～"
 
 
-def plan(skill: str, tool: str) -> str:
-    """The oracle's reasoning before a tool call (surface names of the current harness)."""
+def plan(skill: str, tool: str, skill_line: str = "", tool_line: str = "") -> str:
+    """The oracle's reasoning before a tool call (surface names of the current harness).
+
+    With `skill_line` and `tool_line` (the `anchored` plan: each name with its description as
+    the prompt's line shows it, `description: name`) the names are quoted from their lines:
+    a model that learns to write them finds the line by its description, which matches the
+    viewer's words, and then copies the name that follows it there."""
+    if skill_line and tool_line:
+        return f"观众的问题属于【{skill_line}】，先调用【{tool_line}】拿到事实再回答。"
     return f"观众的问题属于{skill}，先调用{tool}拿到事实再回答。"
 
 

@@ -87,6 +87,17 @@ def test_the_long_reasoning_teacher_setting_is_checked_and_hashed_only_when_used
     assert cpu.variants == 0 and cpu.scenarios_per_surface == 0
 
 
+def test_the_plan_style_is_checked_and_hashed_only_when_not_plain():
+    assert "plan" not in load_data_config(None).to_dict()["teacher"]
+    anchored = load_data_config(None, {"teacher.plan": "anchored"})
+    assert anchored.to_dict()["teacher"]["plan"] == "anchored"
+    assert anchored.content_hash() != load_data_config(None).content_hash()
+    with pytest.raises(ConfigError) as err:
+        load_data_config(None, {"teacher.plan": "quoted"})
+    assert [p.path for p in err.value.problems] == ["teacher.plan"]
+    assert "plain, anchored" in err.value.problems[0].message
+
+
 def test_paths_and_the_hsa_section_are_checked_up_front(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_data_config(None, {"opd.source": str(tmp_path / "nope"),

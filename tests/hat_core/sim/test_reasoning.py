@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hat_core.sim.batch import simulate
@@ -79,3 +81,39 @@ def test_limits_scale_in_the_reports_proportion_and_restore_after_the_block():
         CotLimits(50, 50)
     with pytest.raises(ValueError, match="reasoning_tokens"):
         OraclePolicy(reasoning_tokens=-1)
+
+
+@pytest.mark.parametrize("profile", ["compact", "compact-args-long"])
+def test_the_anchored_plan_quotes_names_as_their_prompt_lines_show_them(examples_dir, profile):
+    # on v2 (renamed and re-described tools and skills): each quoted `description: name`
+    # is a verbatim piece of the system prompt, so a model can copy the name that follows
+    # the description there; the calls and the declared skills stay the plain plan's
+    from hat_core.evaluation.policy import mentioned_skill
+    from hat_core.harness.io import load_harness
+    from hat_core.harness.render import render, use_profile
+
+    v2 = load_harness(examples_dir / "v2.yaml")
+
+    with use_profile(profile), use_cot_limits(ROOMY):
+        prompt = render(v2).system_prompt
+        plain = simulate(v2, OraclePolicy(), episodes=EPISODES, seed=0)
+        anchored = simulate(v2, OraclePolicy(plan="anchored"), episodes=EPISODES, seed=0)
+    quoted = [q for t in _reasonings(anchored) for q in re.findall(r"【([^】]+)】", t)]
+    assert len(quoted) > EPISODES  # a skill and a tool before every call
+    assert [q for q in quoted if f"- {q}" not in prompt] == []
+    skills = [s.name for s in v2.skills]
+    for a, p in zip(anchored, plain, strict=True):
+        assert a.verdict.passed and p.verdict.passed
+        calls = [[c["function"]["name"] for c in m.get("tool_calls") or ()]
+                 for m in a.episode.messages if m["role"] == "assistant"]
+        assert calls == [[c["function"]["name"] for c in m.get("tool_calls") or ()]
+                         for m in p.episode.messages if m["role"] == "assistant"]
+        said = [mentioned_skill(m.get("reasoning_content", ""), skills)
+                for m in a.episode.messages if m["role"] == "assistant"]
+        assert said == [mentioned_skill(m.get("reasoning_content", ""), skills)
+                        for m in p.episode.messages if m["role"] == "assistant"]
+
+
+def test_an_unknown_plan_style_is_refused():
+    with pytest.raises(ValueError, match="plan must be"):
+        OraclePolicy(plan="quoted")
