@@ -37,9 +37,9 @@ from typing import Any
 from hat_core.config_file import build_config, read_config
 from hat_core.errors import ConfigError, Problem
 from hat_core.harness.render import PROFILES
+from hat_core.sim.replies import PLAN_STYLES
 
 TEACHER_KINDS = ("oracle", "transformers", "openai")
-PLAN_STYLES = ("plain", "anchored")  # hat_core.sim.replies.plan
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class TeacherConfig:
     reasoning_tokens: int = 0
     # oracle: how its one-sentence reasoning before a call names the skill and the tool:
     # "plain" (the names) or "anchored" (each quoted with its description as the prompt's
-    # line writes it, `「description: name」`; hat_core.sim.replies.plan)
+    # line writes it, `【description: name】`; hat_core.sim.replies.plan)
     plan: str = "plain"
 
 

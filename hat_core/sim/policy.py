@@ -26,7 +26,7 @@ from typing import Any
 from hat_core.harness.model import Harness
 from hat_core.harness.render import listed_line
 from hat_core.sim import replies
-from hat_core.sim.binding import Binding, bind
+from hat_core.sim.binding import Binding, ToolBinding, bind
 from hat_core.sim.episode import AssistantTurn, ToolCall
 from hat_core.sim.reasoning import deliberate
 from hat_core.sim.scenarios import ExpectedCall, Scenario
@@ -67,8 +67,8 @@ class OraclePolicy(Policy):
     def __init__(self, reasoning_tokens: int = 0, plan: str = "plain"):
         if reasoning_tokens < 0:
             raise ValueError(f"reasoning_tokens must be >= 0, got {reasoning_tokens}")
-        if plan not in ("plain", "anchored"):
-            raise ValueError(f"plan must be 'plain' or 'anchored', got {plan!r}")
+        if plan not in replies.PLAN_STYLES:
+            raise ValueError(f"plan must be one of {replies.PLAN_STYLES}, got {plan!r}")
         self.reasoning_tokens = reasoning_tokens
         self.plan = plan
 
@@ -90,8 +90,7 @@ class OraclePolicy(Policy):
                      if self.reasoning_tokens else replies.conclude(truth, skill or ""))
         return AssistantTurn(content=text, reasoning=reasoning, skill=skill)
 
-
-    def _plan(self, harness: Harness, skill_id: str, skill: str, tb) -> str:
+    def _plan(self, harness: Harness, skill_id: str, skill: str, tb: ToolBinding) -> str:
         if self.plan != "anchored" or not skill:
             return replies.plan(skill, tb.name)
         return replies.plan(skill, tb.name,

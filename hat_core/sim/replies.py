@@ -20,6 +20,9 @@ CLARIFY = "请问您在哪个城市呀？告诉我城市马上帮您查时效～
 MISSING = "抱歉，暂时没查到相关信息，稍后再帮您确认～"
 
 
+PLAN_STYLES = ("plain", "anchored")  # how `plan` names the skill and the tool
+
+
 def plan(skill: str, tool: str, skill_line: str = "", tool_line: str = "") -> str:
     """The oracle's reasoning before a tool call (surface names of the current harness).
 
