@@ -117,7 +117,12 @@ def listed_line(description: str, name: str, profile: str | None = None) -> str:
     them, without the `- ` and the parameters; the full profile cuts the description as
     `compact` does."""
     style = COMPACT_STYLES.get(profile or active_profile(), CompactStyle())
-    return f"{short_description(description, style.desc_chars)}: {name}"
+    return _line_head(description, name, style.desc_chars)
+
+
+def _line_head(description: str, name: str, desc_chars: int) -> str:
+    """`description: name`, the start of every compact tool and skill line."""
+    return f"{short_description(description, desc_chars)}: {name}"
 
 
 def is_compact(profile: str) -> bool:
@@ -138,7 +143,7 @@ def compact_tool_line(name: str, description: str, params: list[str],
         return f"{text} {note}" if note else text
 
     args = ", ".join(arg(p) for p in params)
-    return f"- {short_description(description, desc_chars)}: {name}({args})"
+    return f"- {_line_head(description, name, desc_chars)}({args})"
 
 
 def param_notes(parameters: dict) -> dict[str, str]:
@@ -175,7 +180,7 @@ def _compact_tools(harness: Harness, style: CompactStyle) -> str:
 
 
 def _compact_skills(harness: Harness, desc_chars: int = COMPACT_DESC_CHARS) -> str:
-    return "\n".join(f"- {short_description(s.description, desc_chars)}: {s.name}"
+    return "\n".join(f"- {_line_head(s.description, s.name, desc_chars)}"
                      for s in harness.skills)
 
 
