@@ -106,7 +106,7 @@ def sweep_staging(target: Path) -> list[Path]:
     target = Path(target)
     if not target.parent.is_dir():
         return []
-    pattern = re.compile(rf"{re.escape(target.name)}\.(?:partial|building)-"
+    pattern = re.compile(rf"{re.escape(target.name)}\.(?:partial|building|old)-"
                          rf"{re.escape(_host())}-(\d+)-[0-9a-f]{{8}}")
     removed = []
     for path in target.parent.iterdir():
@@ -120,23 +120,38 @@ def sweep_staging(target: Path) -> list[Path]:
 def _place(src: Path, dst: Path, digest: str | None = None) -> None:
     """Copy the model dir `src` to `dst` through a staging dir of this call, replacing `dst`.
 
-    With `digest`, a `dst` that already holds that build is kept as it is, so a process still
-    copying from it is not disturbed. Processes placing one build at once (two builds filling
-    one cache) each stage their own copy; the one whose rename loses keeps the winner's copy.
+    `dst` only ever changes by renames, so nobody sees it half-written or half-removed: the
+    staged copy is renamed in, and an older `dst` is first renamed aside (to a staging name
+    that `sweep_staging` knows) and removed there. With `digest`, a `dst` that already holds
+    that build is kept as it is, so a process still copying from it is not disturbed.
+    Processes placing one build at once (two builds filling one cache) each stage their own
+    copy; a process that finds the build in place when its rename fails keeps the winner's.
     """
     if digest and _is_build(dst, digest):
         return
     staging = _staging(dst, "partial")
     try:
         shutil.copytree(src, staging)
-        shutil.rmtree(dst, ignore_errors=True)
-        try:
-            staging.rename(dst)
-        except OSError:
-            if not (digest and _is_build(dst, digest)):
-                raise
+        for _ in range(_PLACE_TRIES):
+            try:
+                staging.rename(dst)   # atomic; fails while `dst` holds anything
+                return
+            except OSError:
+                if digest and _is_build(dst, digest):
+                    return
+            aside = _staging(dst, "old")
+            try:
+                dst.rename(aside)
+            except FileNotFoundError:  # another placement moved it first: try again
+                continue
+            shutil.rmtree(aside, ignore_errors=True)
+        raise OSError(f"could not place {src} at {dst}: it kept changing under "
+                      f"{_PLACE_TRIES} tries (other builds writing the same entry)")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+_PLACE_TRIES = 20
 
 
 def _check_out(out: Path, digest: str, force: bool) -> None:

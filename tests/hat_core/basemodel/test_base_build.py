@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import pytest
 import torch
@@ -128,10 +129,34 @@ def test_builds_placing_one_cache_entry_at_once_all_succeed(tmp_path):
     sources = [_fake_build(tmp_path / f"src{i}", "d1") for i in range(6)]
     entry = tmp_path / "cache" / "test-seed0-d1"
     entry.parent.mkdir()
+    for stale in (None, "d0"):   # an empty cache, then an older build in the entry
+        if stale:
+            _fake_build(entry, stale)
+        with ThreadPoolExecutor(6) as pool:
+            list(pool.map(lambda src: _place(src, entry, "d1"), sources))   # re-raises errors
+        assert json.loads((entry / MANIFEST).read_text()) == {"config_hash": "d1"}
+        assert (sorted(p.name for p in entry.iterdir())
+                == sorted(p.name for p in sources[0].iterdir()))
+        assert [p.name for p in entry.parent.iterdir()] == [entry.name]
+        shutil.rmtree(entry)
+
+
+def test_forced_placements_at_once_leave_one_whole_entry(tmp_path):
+    """Without a digest (`--force`) every placement replaces the entry; racing ones still end
+    with one whole copy, never a mix or a half-removed folder, and no staging left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hat_core.basemodel.build import _place
+
+    sources = [_fake_build(tmp_path / f"src{i}", f"d{i}", weights=bytes([i]) * 200_000)
+               for i in range(6)]
+    entry = tmp_path / "cache" / "entry"
+    entry.parent.mkdir()
     with ThreadPoolExecutor(6) as pool:
-        list(pool.map(lambda src: _place(src, entry, "d1"), sources))   # re-raises any error
-    assert json.loads((entry / MANIFEST).read_text()) == {"config_hash": "d1"}
-    assert sorted(p.name for p in entry.iterdir()) == sorted(p.name for p in sources[0].iterdir())
+        list(pool.map(lambda src: _place(src, entry), sources))
+    digest = json.loads((entry / MANIFEST).read_text())["config_hash"]
+    winner = sources[int(digest[1:])]
+    assert (entry / "shard-0.bin").read_bytes() == (winner / "shard-0.bin").read_bytes()
     assert [p.name for p in entry.parent.iterdir()] == [entry.name]
 
 
@@ -169,6 +194,7 @@ def test_sweep_removes_only_dead_builds_staging_of_this_host(tmp_path):
     names = {
         "dead_partial": f"{target.name}.partial-{_host()}-{dead}-0123abcd",
         "dead_building": f"{target.name}.building-{_host()}-{dead}-89abcdef",
+        "dead_old": f"{target.name}.old-{_host()}-{dead}-4567abcd",
         "live": f"{target.name}.partial-{_host()}-{live}-0123abcd",
         "other_host": f"{target.name}.partial-otherhost-{dead}-0123abcd",
         "other_entry": f"test-seed1-abc.partial-{_host()}-{dead}-0123abcd",
@@ -179,7 +205,7 @@ def test_sweep_removes_only_dead_builds_staging_of_this_host(tmp_path):
         (tmp_path / name / "weights").write_bytes(b"w")
     removed = sweep_staging(target)
     assert sorted(p.name for p in removed) == sorted([names["dead_partial"],
-                                                      names["dead_building"]])
+                                                      names["dead_building"], names["dead_old"]])
     left = {p.name for p in tmp_path.iterdir()}
     assert left == {names[k] for k in ("live", "other_host", "other_entry", "unrelated")}
     assert sweep_staging(tmp_path / "missing" / "entry") == []
