@@ -333,15 +333,20 @@ def compare_cmd(
                                        help="NAME=W,... for `reward` (default: HSA-RL's "
                                             "defaults, every reward 1)"),
     out: Path | None = typer.Option(None, "--out", help="write the comparisons as JSON"),
+    by: str = typer.Option("case", "--by",
+                           help="the independent unit of the rates' test: `case` (McNemar), "
+                                "or `kind`: would the gain hold on other kinds? (sign-flip "
+                                "over scenario kinds)"),
 ) -> None:
     """Two models on the same cases: each rate with its interval, b - a with a bootstrap
-    interval, and McNemar's exact test (paired by case); rewards as means, with the Wilcoxon
-    signed-rank test."""
+    interval, and McNemar's exact test (paired by case; `--by kind`: the kinds as the units);
+    rewards as means, with the Wilcoxon signed-rank test."""
     import json
 
     from rich.console import Console
     from rich.table import Table
 
+    from hat_core.evaluation.errors import EvalInputError
     from hat_core.evaluation.paired import (
         compare_cases,
         compare_rewards,
@@ -349,11 +354,14 @@ def compare_cmd(
         read_case_rows,
     )
 
+    if by not in ("case", "kind"):
+        raise EvalInputError(f"--by {by!r}: write `case` or `kind`")
     weights = parse_weights(reward_weights)
     a, b = read_case_rows(first), read_case_rows(second)
-    table = Table(title=f"b = {second.name} against a = {first.name} (paired by case)")
-    for col in ("suite", "metric", "cases", "a", "b", "b - a (95% CI)", "a ahead", "b ahead",
-                "p"):
+    table = Table(title=f"b = {second.name} against a = {first.name} (paired by case"
+                        f"{', kinds as the units' if by == 'kind' else ''})")
+    for col in ("suite", "metric", "cases", *(("kinds",) if by == "kind" else ()), "a", "b",
+                "b - a (95% CI)", "a ahead", "b ahead", "p"):
         table.add_column(col)
     results = []
     for suite in [s for s in suites.split(",") if s]:
@@ -362,12 +370,15 @@ def compare_cmd(
                 c = compare_rewards(a, b, metric=metric, suite=suite, weights=weights)
                 scale, ahead = 1, (c.a_better, c.b_better)
             else:
-                c = compare_cases(a, b, metric=metric, suite=suite)
+                c = compare_cases(a, b, metric=metric, suite=suite,
+                                  cluster="kind" if by == "kind" else None)
                 scale, ahead = 100, (c.a_only, c.b_only)
             results.append(c.to_dict())
             digits = ".1f" if scale == 100 else ".3f"
             low, high = (scale * x for x in c.diff_interval)
-            table.add_row(suite, metric, str(c.n), f"{scale * c.a:{digits}}",
+            kinds = ((f"{c.clusters} (deff {c.design_effect:.1f})" if scale == 100 else "-",)
+                     if by == "kind" else ())
+            table.add_row(suite, metric, str(c.n), *kinds, f"{scale * c.a:{digits}}",
                           f"{scale * c.b:{digits}}",
                           f"{scale * c.diff:+{digits}} ({low:+{digits}}, {high:+{digits}})",
                           str(ahead[0]), str(ahead[1]), f"{c.p_value:.3g} ({c.test})")

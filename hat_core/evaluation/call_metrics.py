@@ -20,13 +20,16 @@ arguments after the surface's binding):
 
 Rates of cases carry a Wilson score interval (`statsmodels`); `fact_accuracy`, a pooled share
 whose facts cluster in cases, a percentile bootstrap over cases (seeded).
+`design_effect` measures how far cases move together within clusters (scenario kinds) for
+`hat eval compare --by kind` (`hat_core.evaluation.paired`).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from hat_core.sim.episode import CallRecord, Episode
@@ -82,14 +85,46 @@ def case_calls(scenario: Scenario, episode: Episode, scores: Scores) -> CaseCall
                      facts=facts, facts_stated=facts - missing)
 
 
-def wilson(successes: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """The Wilson score interval of `successes` of `n` ((0, 1) for no cases)."""
+def wilson(successes: float, n: float, alpha: float = ALPHA,
+           design_effect: float = 1.0) -> tuple[float, float]:
+    """The Wilson score interval of `successes` of `n` ((0, 1) for no cases); with a
+    `design_effect` above 1 (clustered cases), of the effective counts (both divided by it)."""
     if n == 0:
         return 0.0, 1.0
     from statsmodels.stats.proportion import proportion_confint
 
-    low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    low, high = proportion_confint(successes / design_effect, n / design_effect, alpha=alpha,
+                                   method="wilson")
     return float(low), float(high)
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[Hashable] | None
+                  ) -> tuple[float, int]:
+    """The Rao-Scott design effect of the mean of per-case `values` (0/1 outcomes, or paired
+    differences -1/0/+1) whose cases fall in `clusters`, and the number of clusters.
+
+    It is the cluster-robust variance of the mean (the ratio estimator's, with the small-sample
+    factor K/(K-1)) over the variance of independent cases (with n/(n-1)), never below 1.
+    Without clusters, with every case its own cluster, or with no spread at all it is 1 (the
+    variance cannot show clustering); with one cluster of several cases it is n (one
+    independent outcome)."""
+    n = len(values)
+    if clusters is None or n < 2:
+        return 1.0, n
+    groups: dict[Hashable, list[float]] = defaultdict(list)
+    for value, cluster in zip(values, clusters, strict=True):
+        groups[cluster].append(value)
+    k = len(groups)
+    if k == n:
+        return 1.0, k
+    if k == 1:
+        return float(n), 1
+    mean = sum(values) / n
+    independent = sum((v - mean) ** 2 for v in values) * n / (n - 1)
+    if independent <= 0:
+        return 1.0, k
+    clustered = sum((sum(g) - len(g) * mean) ** 2 for g in groups.values()) * k / (k - 1)
+    return max(1.0, clustered / independent), k
 
 
 def paired_difference_interval(b_only: int, a_only: int, n: int, alpha: float = ALPHA

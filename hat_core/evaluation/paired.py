@@ -7,11 +7,24 @@
 Cases are paired by `case_id` (suite / group / variant / scenario: the same evaluation seed
 plays the same cases for every model). The outcome of a case is `passed` or one of the call
 metrics' case rates (`first_tool_right`, `first_call_exact`, `all_calls_exact`, from the
-row's `calls`). The test is McNemar's exact test on the discordant pairs (`statsmodels`:
-a binomial test of "b only" against "a only"); the difference of the two rates carries a
-percentile bootstrap interval over the paired cases (seeded). Two runs that do not cover the
-same cases are refused, naming how many are missing on each side: a comparison on a subset
-would quietly compare other things.
+row's `calls`). The test is McNemar's exact test on the discordant pairs; the difference of
+the two rates carries a percentile bootstrap interval over the paired cases (seeded). Two
+runs that do not cover the same cases are refused, naming how many are missing on each side:
+a comparison on a subset would quietly compare other things.
+
+Cases are the unit because the simulator's suites are stratified by scenario kind: every run
+plays the same kinds in the same shares, only their products, cities and wordings are drawn.
+For "which model does better on this bank" that is the sampling design, and a kind's cases
+that go right or wrong together do not widen the interval (they narrow it, if anything).
+`cluster="kind"` (`hat eval compare --by kind`) asks another question: would the gain hold
+on other kinds like these? A kind is then the independent unit. The test becomes the exact
+sign-flip test of the kinds' net gains (`sign_flip_p`: each kind's "b only" minus "a only",
+its sign flipped at random under the null; McNemar's exact test when every kind has one
+case), the interval a percentile bootstrap over kinds, and the result carries the number of
+kinds and the design effect of the difference (`call_metrics.design_effect`). A gain from one
+or two kinds cannot be significant that way, however many cases they hold; one kind alone
+gives the interval (-1, 1). With few kinds (under about 10) a bootstrap over them is rough:
+read its interval beside the exact test.
 
 Rewards are compared the same way, as numbers: `compare_rewards` pairs each case's reward
 (the simulator's components from the row's `rewards`, weighted as HSA-RL weighs them, the
@@ -28,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hat_core.evaluation.call_metrics import ALPHA, BOOTSTRAP, CASE_RATES, wilson
+from hat_core.evaluation.call_metrics import ALPHA, BOOTSTRAP, CASE_RATES, design_effect, wilson
 from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.jsonl import read_jsonl
 
@@ -63,8 +76,10 @@ class PairedComparison(_Paired):
 
     a_only: int  # cases a got right and b did not
     b_only: int
-    p_value: float  # McNemar, exact, two-sided
+    p_value: float  # exact, two-sided: McNemar's, or the clusters' sign-flip test
     test: str = "mcnemar-exact"
+    clusters: int = 0  # the independent units: n, or the kinds with `cluster="kind"`
+    design_effect: float = 1.0  # of the difference b - a over those units
 
 
 @dataclass(frozen=True)
@@ -130,29 +145,74 @@ def _has(row: Mapping, metric: str) -> bool:
 
 
 def _by_case(rows: Iterable[Mapping], suite: str | None, metric: str, where: str,
-             value=outcome) -> dict:
+             value=outcome, cluster: str | None = None) -> dict:
+    """`{case_id: value}`, or with `cluster` `{case_id: (value, the row's cluster)}` (a row
+    without the field is its own cluster)."""
     out: dict = {}
     for row in rows:
         if suite is not None and row.get("suite") != suite:
             continue
         if "case_id" not in row or not _has(row, metric):
             raise EvalInputError(f"{where}: a case row without case_id or {metric!r}")
-        out[row["case_id"]] = value(row, metric)
+        got = value(row, metric)
+        if cluster is not None:
+            key = row.get(cluster)
+            got = (got, ("kind", key) if key is not None else ("case", row["case_id"]))
+        out[row["case_id"]] = got
     return out
 
 
 def _paired(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], suite: str | None,
-            metric: str, value=outcome) -> list[tuple]:
-    """`(a, b)` per case both runs played, in case-id order; other cases are refused."""
-    a = _by_case(rows_a, suite, metric, "first run", value)
-    b = _by_case(rows_b, suite, metric, "second run", value)
+            metric: str, value=outcome, cluster: str | None = None) -> list[tuple]:
+    """`(a, b)` per case both runs played, in case-id order (with `cluster`, `(a, b, the
+    first run's cluster)`); other cases are refused."""
+    a = _by_case(rows_a, suite, metric, "first run", value, cluster)
+    b = _by_case(rows_b, suite, metric, "second run", value, cluster)
     if set(a) != set(b) or not a:
         raise EvalInputError(
             f"the runs do not cover the same cases{f' of {suite}' if suite else ''}: "
             f"{len(set(a) - set(b))} only in the first, {len(set(b) - set(a))} only in the "
             f"second, {len(set(a) & set(b))} shared (evaluate both with the same suites, "
             f"--episodes, --variants and --seed)")
-    return [(a[i], b[i]) for i in sorted(a)]
+    if cluster is None:
+        return [(a[i], b[i]) for i in sorted(a)]
+    return [(a[i][0], b[i][0], a[i][1]) for i in sorted(a)]
+
+
+def sign_flip_p(totals: Sequence[int]) -> float:
+    """The exact two-sided p of the sign-flip test of integer cluster totals (each cluster's
+    "b only" minus "a only"): the chance, with every nonzero total's sign flipped at random,
+    of a sum at least as far from 0 as the observed one. With totals of -1/+1 (one case per
+    cluster) it is McNemar's exact p."""
+    import numpy as np
+
+    sizes = [abs(int(t)) for t in totals if t]
+    if not sizes:
+        return 1.0
+    top = sum(sizes)
+    dist = np.zeros(2 * top + 1)
+    dist[top] = 1.0
+    for size in sizes:  # the sum's distribution, one cluster at a time (never wraps)
+        dist = 0.5 * (np.roll(dist, size) + np.roll(dist, -size))
+    reach = np.abs(np.arange(-top, top + 1))
+    return float(min(1.0, dist[reach >= abs(int(sum(totals)))].sum()))
+
+
+def _cluster_bootstrap(groups: Sequence[tuple[float, int]], rng: random.Random,
+                       resamples: int) -> tuple[float, float]:
+    """Percentile 95% interval of sum(totals) / sum(sizes) over clusters `(total, size)`
+    resampled with replacement."""
+    k = len(groups)
+    stats = []
+    for _ in range(resamples):
+        total = size = 0
+        for _ in range(k):
+            t, m = groups[rng.randrange(k)]
+            total, size = total + t, size + m
+        stats.append(total / size)
+    stats.sort()
+    return stats[int(ALPHA / 2 * resamples)], stats[min(resamples - 1,
+                                                        int((1 - ALPHA / 2) * resamples))]
 
 
 def _bootstrap_mean(values: Sequence[float], rng: random.Random,
@@ -167,27 +227,48 @@ def _bootstrap_mean(values: Sequence[float], rng: random.Random,
 
 def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
                   metric: str = "first_call_exact", suite: str | None = None,
-                  seed: int = 0, resamples: int = BOOTSTRAP) -> PairedComparison:
-    """`b` against `a` on the cases both played (every case of `suite`, when given)."""
-    from statsmodels.stats.contingency_tables import mcnemar
-
+                  seed: int = 0, resamples: int = BOOTSTRAP,
+                  cluster: str | None = None) -> PairedComparison:
+    """`b` against `a` on the cases both played (every case of `suite`, when given); with
+    `cluster` (a row field: `kind`), the rows' values of it as the independent units (see the
+    module docstring)."""
     if metric not in OUTCOMES:
         raise EvalInputError(f"unknown metric {metric!r}; valid: {', '.join(OUTCOMES)}")
-    pairs = _paired(rows_a, rows_b, suite, metric)
+    pairs = _paired(rows_a, rows_b, suite, metric, cluster=cluster or "case_id")
     n = len(pairs)
-    a_only = sum(x and not y for x, y in pairs)
-    b_only = sum(y and not x for x, y in pairs)
-    both = sum(x and y for x, y in pairs)
-    neither = n - a_only - b_only - both
-    p = float(mcnemar([[both, a_only], [b_only, neither]], exact=True).pvalue)
-    hits_a, hits_b = sum(x for x, _ in pairs), sum(y for _, y in pairs)
-    rate_a, rate_b = hits_a / n, hits_b / n
-    lo, hi = _bootstrap_mean([y - x for x, y in pairs], random.Random(seed), resamples)
+    a_only = sum(x and not y for x, y, _ in pairs)
+    b_only = sum(y and not x for x, y, _ in pairs)
+    hits_a, hits_b = sum(x for x, _, _ in pairs), sum(y for _, y, _ in pairs)
+    keys = [c for _, _, c in pairs]
+    diffs = [float(y) - float(x) for x, y, _ in pairs]
+    rng = random.Random(seed)
+    if cluster is None:
+        from statsmodels.stats.contingency_tables import mcnemar
+
+        both = sum(x and y for x, y, _ in pairs)
+        table = [[both, a_only], [b_only, n - a_only - b_only - both]]
+        p = float(mcnemar(table, exact=True).pvalue)
+        lo, hi = _bootstrap_mean(diffs, rng, resamples)
+        units, deff = (1.0, 1.0), 1.0
+        test, clusters = "mcnemar-exact", n
+    else:
+        groups: dict = {}
+        for d, key in zip(diffs, keys, strict=True):
+            total, size = groups.get(key, (0, 0))
+            groups[key] = (total + int(d), size + 1)
+        p = sign_flip_p([t for t, _ in groups.values()])
+        lo, hi = (_cluster_bootstrap(list(groups.values()), rng, resamples)
+                  if len(groups) > 1 else (-1.0, 1.0))   # one kind says nothing of others
+        units = (design_effect([float(x) for x, _, _ in pairs], keys)[0],
+                 design_effect([float(y) for _, y, _ in pairs], keys)[0])
+        deff = design_effect(diffs, keys)[0]
+        test, clusters = f"sign-flip-exact by {cluster}", len(groups)
     return PairedComparison(
-        metric=metric, suite=suite, n=n, a=rate_a, b=rate_b,
-        a_interval=wilson(hits_a, n), b_interval=wilson(hits_b, n),
-        diff=rate_b - rate_a, diff_interval=(lo, hi), a_only=a_only, b_only=b_only,
-        p_value=p)
+        metric=metric, suite=suite, n=n, a=hits_a / n, b=hits_b / n,
+        a_interval=wilson(hits_a, n, design_effect=units[0]),
+        b_interval=wilson(hits_b, n, design_effect=units[1]),
+        diff=hits_b / n - hits_a / n, diff_interval=(lo, hi), a_only=a_only, b_only=b_only,
+        p_value=p, test=test, clusters=clusters, design_effect=deff)
 
 
 def compare_rewards(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,

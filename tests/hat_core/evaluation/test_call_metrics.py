@@ -160,3 +160,21 @@ def test_paired_difference_interval_against_a_hand_computation():
     assert low == pytest.approx(-high) and 0.05 < high < 0.07
     assert paired_difference_interval(0, 0, 0) == (-1.0, 1.0)
     assert paired_difference_interval(0, 100, 100)[0] == -1.0  # clipped to [-1, 1]
+
+
+def test_design_effect_of_cases_that_move_together():
+    """All-or-none kinds raise it; one case per kind, or no clusters, leave it at 1; one kind
+    of several cases is one independent outcome."""
+    from hat_core.evaluation.call_metrics import design_effect, wilson
+
+    together = [1.0] * 3 + [0.0] * 3 + [1.0] * 3 + [0.0] * 3
+    kinds = ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3
+    deff, k = design_effect(together, kinds)
+    # kinds' deviations (3 - 1.5)^2 four times, times 4/3, over 12 * 0.25 * 12/11
+    assert k == 4 and deff == pytest.approx(4 * 2.25 * 4 / 3 / (12 * 0.25 * 12 / 11))
+    mixed = [1.0, 0.0, 1.0] * 4   # every kind the same share: nothing moves together
+    assert design_effect(mixed, kinds) == (1.0, 4)
+    assert design_effect(together, list(range(12))) == (1.0, 12)
+    assert design_effect(together, None) == (1.0, 12)
+    assert design_effect(together, ["x"] * 12) == (12.0, 1)
+    assert wilson(6, 12, design_effect=3.0) == pytest.approx(wilson(2, 4))

@@ -130,3 +130,96 @@ def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
     result = hat.invoke(app, ["eval", "compare", str(broken), str(tmp_path / "oracle.json")])
     assert result.exit_code == 2
     assert "broken.cases.jsonl:1" in result.output and "not JSON" in result.output
+
+
+def kind_rows(outcomes: list[bool], kinds: list[str], suite: str = "t1") -> list[dict]:
+    return [dict(r, kind=k) for r, k in zip(rows(outcomes, suite), kinds, strict=True)]
+
+
+def test_by_kind_every_kind_one_case_is_mcnemar():
+    """With one case per kind the kinds' sign-flip test is McNemar's exact test, and the
+    design effect is 1 (no kind holds two cases to move together)."""
+    from hat_core.evaluation.paired import sign_flip_p
+
+    a = [True] * 5 + [False] * 8 + [True] + [False] * 6
+    b = [True] * 5 + [True] * 8 + [False] + [False] * 6
+    kinds = [f"k{i}" for i in range(20)]
+    plain = compare_cases(rows(a), rows(b), metric="passed")
+    by_kind = compare_cases(kind_rows(a, kinds), kind_rows(b, kinds), metric="passed",
+                            cluster="kind")
+    assert by_kind.p_value == pytest.approx(plain.p_value, abs=1e-12)
+    assert (by_kind.clusters, by_kind.design_effect) == (20, 1.0)
+    assert by_kind.test == "sign-flip-exact by kind" and plain.test == "mcnemar-exact"
+    assert sign_flip_p([1] * 13 + [-1] * 4) == pytest.approx(2 * sum(
+        __import__("math").comb(17, i) for i in range(5)) / 2 ** 17)
+
+
+def test_by_kind_a_gain_from_few_kinds_is_not_significant():
+    """12 cases gained, all in two kinds of six cases each: by case McNemar finds it
+    (p = 2 / 2^12); by kind only two signs can flip, so p = 2 / 4 = 0.5. The design effect
+    by hand: kinds' squared deviations (6 - 3)^2 twice and 0.25 twelve times, times 14/13,
+    over 24 * 0.25 * 24/23."""
+    kinds = ["price"] * 6 + ["stock"] * 6 + [f"k{i}" for i in range(12)]
+    a = [False] * 12 + [True, False] * 6
+    b = [True] * 12 + [True, False] * 6
+    plain = compare_cases(rows(a, "t1"), rows(b, "t1"), metric="passed")
+    by_kind = compare_cases(kind_rows(a, kinds), kind_rows(b, kinds), metric="passed",
+                            cluster="kind")
+    assert plain.p_value == pytest.approx(2 / 2 ** 12)
+    assert by_kind.p_value == pytest.approx(0.5)
+    assert by_kind.clusters == 14
+    assert by_kind.design_effect == pytest.approx((9 + 9 + 12 * 0.25) * 14 / 13
+                                                  / (24 * 0.25 * 24 / 23))
+    assert (by_kind.a_only, by_kind.b_only, by_kind.diff) == (0, 12, plain.diff)
+    assert by_kind.a_interval[1] - by_kind.a_interval[0] > plain.a_interval[1] - plain.a_interval[0]
+
+
+def test_by_kind_exact_p_by_enumeration():
+    """The sign-flip p against enumerating every sign pattern of the kinds' net gains."""
+    from itertools import product
+
+    from hat_core.evaluation.paired import sign_flip_p
+
+    totals = [3, 4, 2, -1, 0, 2]
+    live = [t for t in totals if t]
+    observed = abs(sum(totals))
+    hits = sum(abs(sum(s * t for s, t in zip(signs, live, strict=True))) >= observed
+               for signs in product((1, -1), repeat=len(live)))
+    assert sign_flip_p(totals) == pytest.approx(hits / 2 ** len(live))
+    assert sign_flip_p([]) == 1.0 and sign_flip_p([0, 0]) == 1.0
+
+
+def test_by_kind_one_kind_says_nothing_of_others():
+    kinds = ["bundle"] * 12
+    c = compare_cases(kind_rows([False] * 12, kinds), kind_rows([True] * 12, kinds),
+                      metric="passed", cluster="kind")
+    assert c.p_value == 1.0 and c.diff_interval == (-1.0, 1.0) and c.clusters == 1
+
+
+def test_hat_eval_compare_by_kind(tmp_path):
+    """`--by kind` on two real runs: the same counts as by case, the kinds as the units
+    (the oracle against a memorised v1 on T2 gains cases in only some kinds)."""
+    hat = CliRunner()
+    for name, model in (("oracle", "oracle"), ("mem", f"memorising:{V1}")):
+        result = hat.invoke(app, ["eval", "run", model, "--suites", "t2", "--harness",
+                                  str(V1), "--episodes", "15", "--variants", "2", "--out",
+                                  str(tmp_path / f"{name}.json")])
+        assert result.exit_code == 0, result.output
+    found = {}
+    for by in ("case", "kind"):
+        out = tmp_path / f"{by}.json"
+        result = hat.invoke(app, ["eval", "compare", str(tmp_path / "mem.json"),
+                                  str(tmp_path / "oracle.json"), "--suites", "t2",
+                                  "--metrics", "passed", "--by", by, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        found[by] = json.loads(out.read_text())[0]
+    case, kind = found["case"], found["kind"]
+    assert (kind["n"], kind["a_only"], kind["b_only"]) == (case["n"], case["a_only"],
+                                                            case["b_only"])
+    kinds = {r["kind"] for r in read_case_rows(tmp_path / "oracle.json")}
+    assert kind["clusters"] == len(kinds) < case["clusters"] == case["n"]
+    assert kind["p_value"] > case["p_value"] and kind["design_effect"] >= 1.0
+    assert "kinds as the units" in result.output
+    result = hat.invoke(app, ["eval", "compare", str(tmp_path / "mem.json"),
+                              str(tmp_path / "oracle.json"), "--by", "variant"])
+    assert result.exit_code == 2 and "--by 'variant'" in result.output
