@@ -318,4 +318,4 @@ QUALITY = ("the default config (examples/configs/retrain_demo.yaml) trains from 
            "1,800 packed SFT steps per arm (35-60 minutes on 2 cores); `hat demo --config FILE` "
            "runs the story with any retrain config, e.g. "
            "examples/configs/retrain_demo_toylong.yaml (the shipped base, 400 steps per arm, "
-           "about 24 minutes).")
+           "20-24 minutes by the CPU).")
