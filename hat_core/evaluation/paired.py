@@ -262,7 +262,8 @@ def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
         units = (design_effect([float(x) for x, _, _ in pairs], keys)[0],
                  design_effect([float(y) for _, y, _ in pairs], keys)[0])
         deff = design_effect(diffs, keys)[0]
-        test, clusters = f"sign-flip-exact by {cluster}", len(groups)
+        clusters = len(groups)   # one case per cluster (rows without it): McNemar's test
+        test = "mcnemar-exact" if clusters == n else f"sign-flip-exact by {cluster}"
     return PairedComparison(
         metric=metric, suite=suite, n=n, a=hits_a / n, b=hits_b / n,
         a_interval=wilson(hits_a, n, design_effect=units[0]),

@@ -149,7 +149,10 @@ def test_by_kind_every_kind_one_case_is_mcnemar():
                             cluster="kind")
     assert by_kind.p_value == pytest.approx(plain.p_value, abs=1e-12)
     assert (by_kind.clusters, by_kind.design_effect) == (20, 1.0)
-    assert by_kind.test == "sign-flip-exact by kind" and plain.test == "mcnemar-exact"
+    assert by_kind.test == plain.test == "mcnemar-exact"
+    no_kind = compare_cases(rows(a), rows(b), metric="passed", cluster="kind")
+    assert (no_kind.p_value, no_kind.clusters, no_kind.test) == (by_kind.p_value, 20,
+                                                                 "mcnemar-exact")
     assert sign_flip_p([1] * 13 + [-1] * 4) == pytest.approx(2 * sum(
         __import__("math").comb(17, i) for i in range(5)) / 2 ** 17)
 
@@ -167,7 +170,7 @@ def test_by_kind_a_gain_from_few_kinds_is_not_significant():
                             cluster="kind")
     assert plain.p_value == pytest.approx(2 / 2 ** 12)
     assert by_kind.p_value == pytest.approx(0.5)
-    assert by_kind.clusters == 14
+    assert by_kind.clusters == 14 and by_kind.test == "sign-flip-exact by kind"
     assert by_kind.design_effect == pytest.approx((9 + 9 + 12 * 0.25) * 14 / 13
                                                   / (24 * 0.25 * 24 / 23))
     assert (by_kind.a_only, by_kind.b_only, by_kind.diff) == (0, 12, plain.diff)
