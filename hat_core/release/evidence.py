@@ -34,6 +34,7 @@ a non-inferiority test (`non_inferiority_evidence`): the Bonett-Price interval o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -207,7 +208,25 @@ def _non_inferior(*, n: int, any_good: bool, low: float, high: float, gain: floa
                         f"-{margin}, or the loss is significant at alpha {alpha} and beyond "
                         "it)")
     return INCONCLUSIVE, (f"the interval straddles -{margin}: too little evidence that it "
-                          "loses less than the margin (or more)")
+                          f"loses less than the margin (or more){_too_few(n, margin, alpha)}")
+
+
+def cases_to_decide(margin: float, alpha: float) -> int:
+    """The fewest paired cases on which a model that changes no case (0 against 0) shows a
+    loss under `margin`: the Bonett-Price interval's half-width there is z * sqrt(2) / (n + 2)
+    (`call_metrics.paired_difference_interval`). Fewer cases can never pass the margin."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    return max(1, math.floor(z * math.sqrt(2) / margin - 2) + 1)
+
+
+def _too_few(n: int, margin: float, alpha: float) -> str:
+    """What to do when `n` cases could not pass `margin` even with no case changed."""
+    if margin <= 0 or n >= (need := cases_to_decide(margin, alpha)):
+        return ""
+    return (f"; {n} paired cases cannot show it even with no case changed (the interval at 0 "
+            f"against 0 is wider than the margin): at least {need} can, or a wider margin")
 
 
 def decide(*, n: int, discordant: int, gain: float, p_value: float, tolerance: float,

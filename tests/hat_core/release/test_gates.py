@@ -175,6 +175,13 @@ def test_zero_shot_pairs_the_new_harness_with_the_reference_cases():
     # within a 0.10 margin but is no evidence for the default 0.05
     same = evaluate_zero_shot(model(a), model(b), CONFIG)
     assert same.verdict == "inconclusive" and "straddles -0.05" in same.checks[0].reason
+    # ... and says so: 40 cases can never show it, 54 can (z * sqrt(2) / 56 < 0.05)
+    assert "40 paired cases cannot show it" in same.checks[0].reason
+    assert "at least 54 can" in same.checks[0].reason
+    a54, b54 = outcomes(both=27, only_a=0, only_b=0, n=54)
+    assert evaluate_zero_shot(model(a54), model(b54), CONFIG).passed
+    a53, b53 = outcomes(both=27, only_a=0, only_b=0, n=53)
+    assert evaluate_zero_shot(model(a53), model(b53), CONFIG).verdict == "inconclusive"
     tenth = GateConfig(zero_shot_margin=0.10)
     assert evaluate_zero_shot(model(a), model(b), tenth).passed
     evidence = evaluate_zero_shot(model(a), model(b), tenth).checks[0].evidence
