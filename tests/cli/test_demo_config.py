@@ -60,6 +60,27 @@ def test_the_shipped_base_demo_config_names_the_shipped_base_and_decidable_sizes
     assert config.eval.limit is None or config.eval.limit >= config.gates.min_cases
 
 
+def test_the_shipped_base_demo_sizes_let_every_margin_pass():
+    """Each non-inferiority gate of `retrain_demo_toylong.yaml` plays at least the cases at
+    which a model that changes no case can pass its margin (`cases_to_decide`): else the gate
+    is inconclusive by construction, as IFE-P was on 45 prompts."""
+    from hat_core.evaluation.ifeval.verdicts import load_prompts
+    from hat_core.evaluation.suites.ifeval import DEFAULT_IFEVAL_SET
+    from hat_core.release.evidence import cases_to_decide
+
+    config = load_retrain_config(DEMO_CONFIG.with_name("retrain_demo_toylong.yaml"))
+    g, ev = config.gates, config.eval
+    cap = ev.limit if ev.limit is not None else float("inf")
+    t1 = min(ev.episodes, cap)
+    t2 = t1 * ev.variants
+    ifeval = min(len(load_prompts(DEFAULT_IFEVAL_SET)), cap)
+    for cases, margin in ((t1, g.t1_tolerance), (t2, g.t2_tolerance),
+                          (t2, g.bad_case_tolerance), (ifeval, g.ife_p_margin),
+                          (t1, g.zero_shot_margin), (t2, g.zero_shot_margin)):
+        assert cases >= cases_to_decide(margin, g.alpha), (cases, margin)
+    assert cases_to_decide(g.ife_p_margin, g.alpha) > 45  # what the old cap could never do
+
+
 def test_the_closing_note_about_the_model_follows_the_config():
     """The default config's caveat (every model scores 0) is printed for it alone; another
     config gets which base and budget it used, and no claim about scores."""
