@@ -41,7 +41,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from hat_core.evaluation.call_metrics import ALPHA, BOOTSTRAP, CASE_RATES, design_effect, wilson
+from hat_core.evaluation.call_metrics import (
+    ALPHA,
+    BOOTSTRAP,
+    CASE_RATES,
+    bootstrap_share,
+    design_effect,
+    wilson,
+)
 from hat_core.evaluation.errors import EvalInputError
 from hat_core.evaluation.jsonl import read_jsonl
 
@@ -198,23 +205,6 @@ def sign_flip_p(totals: Sequence[int]) -> float:
     return float(min(1.0, dist[reach >= abs(int(sum(totals)))].sum()))
 
 
-def _cluster_bootstrap(groups: Sequence[tuple[float, int]], rng: random.Random,
-                       resamples: int) -> tuple[float, float]:
-    """Percentile 95% interval of sum(totals) / sum(sizes) over clusters `(total, size)`
-    resampled with replacement."""
-    k = len(groups)
-    stats = []
-    for _ in range(resamples):
-        total = size = 0
-        for _ in range(k):
-            t, m = groups[rng.randrange(k)]
-            total, size = total + t, size + m
-        stats.append(total / size)
-    stats.sort()
-    return stats[int(ALPHA / 2 * resamples)], stats[min(resamples - 1,
-                                                        int((1 - ALPHA / 2) * resamples))]
-
-
 def _bootstrap_mean(values: Sequence[float], rng: random.Random,
                     resamples: int) -> tuple[float, float]:
     """Percentile bootstrap 95% interval of the mean of `values`."""
@@ -257,7 +247,8 @@ def compare_cases(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], *,
             total, size = groups.get(key, (0, 0))
             groups[key] = (total + int(d), size + 1)
         p = sign_flip_p([t for t, _ in groups.values()])
-        lo, hi = (_cluster_bootstrap(list(groups.values()), rng, resamples)
+        # each kind's net gain over its size, resampled (`bootstrap_share`: a ratio of sums)
+        lo, hi = (bootstrap_share(list(groups.values()), resamples=resamples, seed=seed)
                   if len(groups) > 1 else (-1.0, 1.0))   # one kind says nothing of others
         units = (design_effect([float(x) for x, _, _ in pairs], keys)[0],
                  design_effect([float(y) for _, y, _ in pairs], keys)[0])

@@ -100,15 +100,22 @@ def test_mean_rewards_paired_with_wilcoxon_against_hand_computations():
         compare_rewards(a, b + reward_rows([0.0] * 21)[20:])
 
 
-def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
-    """The oracle against the oracle of a memorised v1: equal on T1, the oracle ahead on
-    the held-out variants, every discordant pair its way."""
+def two_runs(tmp_path: Path, suites: str) -> CliRunner:
+    """`hat eval run` of the oracle (`oracle.json`) and of a memorised v1 (`mem.json`) on 15
+    scenarios and 2 variants; the runner, for the comparisons."""
     hat = CliRunner()
     for name, model in (("oracle", "oracle"), ("mem", f"memorising:{V1}")):
-        result = hat.invoke(app, ["eval", "run", model, "--suites", "t1,t2", "--harness",
+        result = hat.invoke(app, ["eval", "run", model, "--suites", suites, "--harness",
                                   str(V1), "--episodes", "15", "--variants", "2", "--out",
                                   str(tmp_path / f"{name}.json")])
         assert result.exit_code == 0, result.output
+    return hat
+
+
+def test_hat_eval_compare_pairs_two_real_runs(tmp_path):
+    """The oracle against the oracle of a memorised v1: equal on T1, the oracle ahead on
+    the held-out variants, every discordant pair its way."""
+    hat = two_runs(tmp_path, "t1,t2")
     out = tmp_path / "cmp.json"
     result = hat.invoke(app, ["eval", "compare", str(tmp_path / "mem.json"),
                               str(tmp_path / "oracle.json"), "--out", str(out)])
@@ -202,12 +209,7 @@ def test_by_kind_one_kind_says_nothing_of_others():
 def test_hat_eval_compare_by_kind(tmp_path):
     """`--by kind` on two real runs: the same counts as by case, the kinds as the units
     (the oracle against a memorised v1 on T2 gains cases in only some kinds)."""
-    hat = CliRunner()
-    for name, model in (("oracle", "oracle"), ("mem", f"memorising:{V1}")):
-        result = hat.invoke(app, ["eval", "run", model, "--suites", "t2", "--harness",
-                                  str(V1), "--episodes", "15", "--variants", "2", "--out",
-                                  str(tmp_path / f"{name}.json")])
-        assert result.exit_code == 0, result.output
+    hat = two_runs(tmp_path, "t2")
     found = {}
     for by in ("case", "kind"):
         out = tmp_path / f"{by}.json"
