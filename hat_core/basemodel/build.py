@@ -117,6 +117,9 @@ def sweep_staging(target: Path) -> list[Path]:
     return removed
 
 
+_PLACE_TRIES = 20  # renames before a placement gives up on an entry others keep changing
+
+
 def _place(src: Path, dst: Path, digest: str | None = None) -> None:
     """Copy the model dir `src` to `dst` through a staging dir of this call, replacing `dst`.
 
@@ -150,8 +153,6 @@ def _place(src: Path, dst: Path, digest: str | None = None) -> None:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
-
-_PLACE_TRIES = 20
 
 
 def _check_out(out: Path, digest: str, force: bool) -> None:

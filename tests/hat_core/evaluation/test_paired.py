@@ -4,6 +4,7 @@ interval of the difference, against hand computations; runs over other cases are
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -161,7 +162,7 @@ def test_by_kind_every_kind_one_case_is_mcnemar():
     assert (no_kind.p_value, no_kind.clusters, no_kind.test) == (by_kind.p_value, 20,
                                                                  "mcnemar-exact")
     assert sign_flip_p([1] * 13 + [-1] * 4) == pytest.approx(2 * sum(
-        __import__("math").comb(17, i) for i in range(5)) / 2 ** 17)
+        math.comb(17, i) for i in range(5)) / 2 ** 17)
 
 
 def test_by_kind_a_gain_from_few_kinds_is_not_significant():
